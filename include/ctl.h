@@ -1,0 +1,36 @@
+/*
+ * The control protocol, client side (vnetctl links this and the statement
+ * printer, never the data path).
+ *
+ * Over the Unix stream socket the client sends one request per line: a
+ * statement of the command language (see stmt.h).  The daemon answers with
+ * zero or more lines and a final line:
+ *
+ *   %columns NAME<TAB>NAME...   optional, first: the column names of a table
+ *   ROW                         data rows, fields separated by TAB
+ *   %end                        success
+ *   %error MESSAGE              failure, the request changed nothing
+ *
+ * Data lines never start with '%'.  A connection may carry many requests.
+ */
+#ifndef VNET_CTL_H
+#define VNET_CTL_H
+
+#include <stdio.h>
+
+#define CTL_REQUEST_MAX	4096	/* longest request line the daemon accepts */
+
+/* Connects to the control socket at path; returns fd or -1 (errno set). */
+int	 ctl_connect(const char *path);
+
+/*
+ * Sends one request and reads its reply.  Rows go to out: with tabular == 0
+ * tables are printed aligned under a header line, with tabular != 0 as the
+ * raw tab-separated rows without a header.  Returns 0 on %end, 1 on %error
+ * (the message copied into err), -1 on a transport error (errno set, err
+ * filled with a description).
+ */
+int	 ctl_request(int fd, const char *request, FILE *out, int tabular,
+	    char *err, size_t errlen);
+
+#endif

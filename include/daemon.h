@@ -1,0 +1,103 @@
+/*
+ * struct vnetd: one daemon's whole state.  Nothing in the daemon lives in a
+ * global; a test can make two of these in one process.
+ */
+#ifndef VNET_DAEMON_H
+#define VNET_DAEMON_H
+
+#include <sys/queue.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stmt.h"
+
+struct event_base;
+struct evdns_base;
+struct event;
+struct evbuffer;
+struct fwd;
+struct fwd_port;
+struct control;
+
+#define VNETD_KEEPALIVE_DEFAULT	10
+#define VNETD_NETWORK_DEFAULT	"vnet"
+
+struct vnetd_stats {
+	uint64_t	frames_in;	/* frames that entered forwarding */
+	uint64_t	frames_out;	/* copies handed to links and interfaces */
+	uint64_t	hop_limit;	/* copies not sent: hop limit reached */
+	uint64_t	duplicates;	/* frames dropped: seen before (cycles) */
+	uint64_t	bad_messages;	/* links closed for malformed input */
+	uint64_t	refused;	/* handshakes refused */
+};
+
+struct listener {
+	TAILQ_ENTRY(listener)	 entry;
+	struct stmt_hostport	 addr;
+	struct evconnlistener	*lev[2];
+};
+
+TAILQ_HEAD(listener_list, listener);
+TAILQ_HEAD(link_list, link);
+TAILQ_HEAD(conn_list, conn);
+TAILQ_HEAD(iface_list, iface);
+
+struct vnetd {
+	struct event_base	*base;
+	struct evdns_base	*dns;
+	struct fwd		*fwd;
+	struct control		*control;
+
+	char			 node[STMT_NAME_MAX + 1];
+	char			 network[STMT_NAME_MAX + 1];
+	char			 control_path[STMT_PATH_MAX + 1];
+	unsigned int		 keepalive;	/* seconds */
+
+	uint32_t		 origin;	/* random per start: frame ids */
+	uint32_t		 seq;
+
+	struct listener_list	 listeners;
+	struct link_list	 links;
+	struct conn_list	 pending;	/* accepted, before their hello */
+	struct iface_list	 ifaces;
+
+	struct event		*ev_tick;
+	struct event		*ev_sig[3];
+	int			 exit_code;
+
+	uint8_t			*rxbuf;		/* one frame, read scratch */
+	size_t			 rxbuf_len;
+
+	struct vnetd_stats	 stats;
+};
+
+/* Set defaults; 0 or -1. */
+int	 vnetd_init(struct vnetd *);
+/* Starts the event machinery (base, dns, timers); after the config is in. */
+int	 vnetd_start(struct vnetd *);
+void	 vnetd_free(struct vnetd *);
+
+/*
+ * Applies one statement.  runtime says whether it comes from the control
+ * socket (some statements only make sense at start-up).  Returns 0, or -1
+ * with a message in err; on -1 nothing changed.
+ */
+int	 vnetd_apply(struct vnetd *, const struct stmt *, int runtime,
+	    char *err, size_t errlen);
+
+/*
+ * Answers a show request into out, in the control protocol's format (see
+ * ctl.h) without the final %end line.
+ */
+void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
+
+/*
+ * The data path: one frame entered the daemon at port in (with the hop
+ * limit and identity it carries); send it where forwarding says.
+ */
+void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
+	    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
+
+uint64_t vnetd_now_ms(void);
+
+#endif

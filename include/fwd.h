@@ -1,0 +1,133 @@
+/*
+ * Forwarding: where does a frame go.  Pure: no sockets, no event loop, no
+ * log; time comes in as an argument (milliseconds, any monotonic origin).
+ *
+ * Ports are the places a frame can go: links and local interfaces, each
+ * known by kind and name.  Rules (routes) and learned MACs refer to ports by
+ * reference, and a port exists as soon as something names it, so a route may
+ * name a link before it is up (an incoming link is named by its peer).  A
+ * port carries frames only while its owner has attached it (link up,
+ * interface open).
+ *
+ * Rules: SRC and DST are each any, an exact MAC, or not-MAC.  Rank: the
+ * destination counts before the source, exact beats not- beats any:
+ *     rank = 3 * spec(dst) + spec(src),   spec(any)=0, spec(not)=1, spec(mac)=2.
+ * Among rules that match the frame and whose port is attached and is not the
+ * port the frame came in on, those of the best rank all get a copy (each port
+ * at most once).  A rule's port that is not attached makes the rule not match,
+ * so a lower-ranked rule takes over.  A broadcast or multicast destination
+ * matches rules whose DST is any, not-X (X other than it), or that address.
+ *
+ * Learning (off by default): the source MAC of every frame is learned against
+ * its arrival port (refreshed on every frame, aged out after 300 s).  For a
+ * frame no rule covers: a unicast destination with a learned, attached port
+ * (other than the arrival port) goes there; anything else is flooded to every
+ * attached port but the arrival one.  Without learning such a frame is
+ * dropped and counted.
+ *
+ * Cost: lookups are hash lookups on the destination and source MAC plus a
+ * scan of the rules that have no exact MAC at all (normally a handful); the
+ * number of exact-MAC rules and of learned MACs does not change the cost.
+ */
+#ifndef VNET_FWD_H
+#define VNET_FWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stmt.h"
+
+#define FWD_AGE_MS		(300 * 1000)
+#define FWD_MAC_MAX_DEFAULT	65536
+
+enum fwd_kind {
+	FWD_LINK = TARGET_LINK,
+	FWD_IFACE = TARGET_INTERFACE,
+};
+
+struct fwd;
+struct fwd_port;
+
+enum fwd_how {
+	FWD_DROP = 0,		/* nothing matched (or all matches were the arrival port) */
+	FWD_RULE,		/* rules chose the ports */
+	FWD_LEARNED,		/* learned unicast destination */
+	FWD_FLOOD,		/* flooded by the learning switch */
+};
+
+struct fwd_stats {
+	uint64_t	rule_hits;	/* frames forwarded by rules */
+	uint64_t	learned_hits;	/* frames forwarded to a learned port */
+	uint64_t	floods;		/* frames flooded */
+	uint64_t	no_route;	/* frames dropped: nothing covers them */
+	uint64_t	macs_learned;	/* new MAC table entries */
+	uint64_t	macs_moved;	/* entries that changed port */
+	uint64_t	macs_aged;	/* entries removed by ageing */
+	uint64_t	mac_table_full;	/* MACs not learned: table full */
+	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
+};
+
+struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */
+void		 fwd_free(struct fwd *);
+
+/* Finds or creates the port (kind, name) and takes a reference. */
+struct fwd_port	*fwd_port_ref(struct fwd *, enum fwd_kind, const char *name);
+/* Drops a reference; the last one removes the port, its learned MACs too. */
+void		 fwd_port_unref(struct fwd *, struct fwd_port *);
+/* Looks a port up without creating it or taking a reference; NULL if none. */
+struct fwd_port	*fwd_port_find(struct fwd *, enum fwd_kind, const char *name);
+/* Attaches an owner (the port starts carrying frames) or detaches it. */
+void		 fwd_port_attach(struct fwd_port *, void *owner);
+void		 fwd_port_detach(struct fwd_port *);
+void		*fwd_port_owner(const struct fwd_port *);	/* NULL: detached */
+const char	*fwd_port_name(const struct fwd_port *);
+enum fwd_kind	 fwd_port_kind(const struct fwd_port *);
+
+/*
+ * Rules.  The rule keeps a reference on its port.  add: 0, or -1 with errno
+ * EEXIST for an identical rule.  del: 0, or -1 with errno ENOENT.
+ */
+int		 fwd_route_add(struct fwd *, const struct stmt_match *src,
+		    const struct stmt_match *dst, enum fwd_kind, const char *name);
+int		 fwd_route_del(struct fwd *, const struct stmt_match *src,
+		    const struct stmt_match *dst, enum fwd_kind, const char *name);
+size_t		 fwd_route_count(const struct fwd *);
+/* Calls cb for every rule, in the order they were added. */
+void		 fwd_route_foreach(struct fwd *,
+		    void (*cb)(const struct stmt_match *src,
+		    const struct stmt_match *dst, const struct fwd_port *port,
+		    void *arg), void *arg);
+
+void		 fwd_set_learn(struct fwd *, int on);
+int		 fwd_get_learn(const struct fwd *);
+
+/*
+ * Decides where a frame goes.  in is the arrival port (never in the result).
+ * On return *out points at an array, owned by fwd and valid until the next
+ * call that changes fwd, of the ports to send a copy to; the count is
+ * returned (0: drop).  *how says why.  Does not allocate.
+ */
+size_t		 fwd_decide(struct fwd *, const uint8_t dst[ETHER_ADDR_LEN],
+		    const uint8_t src[ETHER_ADDR_LEN], struct fwd_port *in,
+		    uint64_t now_ms, struct fwd_port ***out, enum fwd_how *how);
+
+/* Removes learned MACs idle for FWD_AGE_MS or more; call about once a second. */
+void		 fwd_age(struct fwd *, uint64_t now_ms);
+size_t		 fwd_mac_count(const struct fwd *);
+/* Calls cb for every learned MAC with its age in ms. */
+void		 fwd_mac_foreach(struct fwd *, uint64_t now_ms,
+		    void (*cb)(const uint8_t mac[ETHER_ADDR_LEN],
+		    const struct fwd_port *port, uint64_t age_ms, void *arg),
+		    void *arg);
+
+/*
+ * Duplicate suppression for frames that travel the overlay: every frame
+ * carries (origin, seq), origin being random per daemon start.  Returns 1 if
+ * this pair was seen recently (the frame must be dropped, and is counted),
+ * else records it and returns 0.  Remembers at least the last 8192 pairs.
+ */
+int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq);
+
+void		 fwd_stats(const struct fwd *, struct fwd_stats *);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * Links: TCP connections to other daemons.
+ *
+ * A link is a named peer.  A configured link (`link NAME HOST:PORT`) keeps
+ * trying to be up; an incoming link exists while its peer is connected and
+ * is named by the node name the peer announces.  A link carries frames
+ * through at most one connection (struct conn) at a time.
+ *
+ * Link states, every change through link_set_state(), which logs it:
+ *
+ *   IDLE ----connect timer----> CONNECTING --TCP up--> HANDSHAKE --hello ok--> UP
+ *     ^                              |                     |                  |
+ *     +------- backoff 1s..30s ------+---------------------+---- error -------+
+ *
+ * An incoming connection is pending (no link) until its hello arrives; then
+ * it joins the link of that name (created if need be) in state UP.  When two
+ * connections for one link are up at once (both sides dialled, or the peer
+ * reconnected before we noticed), both daemons keep the same one: the newer
+ * if both were made by the same side, else the one made by the node whose
+ * name sorts first.
+ */
+#ifndef VNET_LINK_H
+#define VNET_LINK_H
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stmt.h"
+#include "wire.h"
+
+struct vnetd;
+struct bufferevent;
+struct event;
+struct fwd_port;
+struct link;
+
+#define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
+#define LINK_BACKOFF_MIN	1000			/* ms */
+#define LINK_BACKOFF_MAX	30000			/* ms */
+#define LINK_HANDSHAKE_TIMEOUT	10			/* s */
+
+enum link_state {
+	LINK_IDLE = 0,
+	LINK_CONNECTING,
+	LINK_HANDSHAKE,
+	LINK_UP,
+};
+
+enum conn_state {
+	CONN_CONNECTING = 0,
+	CONN_HANDSHAKE,
+	CONN_UP,
+	CONN_CLOSING,		/* flushing a BYE, then freed */
+};
+
+struct conn {
+	TAILQ_ENTRY(conn)	 entry;		/* d->pending while pending */
+	struct vnetd		*d;
+	struct link		*link;		/* NULL while pending */
+	struct bufferevent	*bev;
+	enum conn_state		 state;
+	int			 outgoing;
+	int			 pending;	/* on d->pending */
+	char			 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
+	struct wire_hello	 hello;		/* the peer's, once received */
+	uint64_t		 up_since;	/* ms */
+	struct event		*ev_keepalive;
+};
+
+struct link_counters {
+	uint64_t	frames_in, bytes_in;
+	uint64_t	frames_out, bytes_out;
+	uint64_t	drops;		/* queue full */
+	uint64_t	connects;	/* times it came up */
+};
+
+struct link {
+	TAILQ_ENTRY(link)	 entry;
+	struct vnetd		*d;
+	char			 name[STMT_NAME_MAX + 1];
+	int			 configured;	/* has an address to dial */
+	struct stmt_hostport	 addr;
+	enum link_state		 state;
+	struct conn		*conn;		/* the one carrying frames */
+	struct conn		*dialing;	/* our attempt in progress */
+	struct event		*ev_retry;
+	unsigned int		 backoff_ms;
+	size_t			 queue_max;
+	struct fwd_port		*port;
+	struct link_counters	 c;
+};
+
+struct link	*link_find(struct vnetd *, const char *name);
+/* `link NAME HOST:PORT`: creates a configured link and starts dialling. */
+int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
+int		 link_del(struct vnetd *, const char *name, char *err, size_t errlen);
+void		 link_free(struct link *);
+/* Queues one frame; counts a drop if the queue is full. */
+void		 link_send(struct link *, const uint8_t *eth, size_t len,
+		    uint8_t hops, uint32_t origin, uint32_t seq);
+const char	*link_state_name(enum link_state);
+
+/* An accepted connection: starts its handshake. */
+void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,
+		    int socklen);
+void		 conn_free(struct conn *);
+
+#endif

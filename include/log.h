@@ -1,0 +1,21 @@
+/*
+ * Logging, in the manner of OpenBGPD: log_warn adds strerror(errno),
+ * log_warnx does not; fatal/fatalx log and exit 1.  Messages go to stderr
+ * (foreground) or syslog (daemon, facility daemon).  The log's settings are
+ * the one piece of process-wide state: they are set once at start-up.
+ */
+#ifndef VNET_LOG_H
+#define VNET_LOG_H
+
+#include <stdarg.h>
+
+void	log_init(const char *progname, int foreground, int verbose);
+void	log_setverbose(int verbose);
+void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+void	fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * The command language.  A configuration file is a list of statements, one a
+ * line; vnetctl sends the same statements (and a few verbs) over the control
+ * socket.  One parser serves both: it knows no files and no sockets, it takes
+ * one line and returns one statement or an error with the column it is at.
+ *
+ * Forms accepted (tokens are separated by blanks; '#' starts a comment
+ * outside double quotes; a token may be double-quoted, with \" and \\):
+ *
+ *   node NAME
+ *   network NAME
+ *   listen ADDR:PORT
+ *   control PATH
+ *   keepalive SECONDS                       1..3600
+ *   learn yes|no
+ *   interface NAME tap [DEV]                (also add-interface)
+ *   del-interface NAME
+ *   link NAME HOST:PORT                     (also add-link)
+ *   del-link NAME
+ *   route SRC DST link|interface NAME       (also add-route)
+ *   del-route SRC DST link|interface NAME
+ *   show links|routes|interfaces|macs|stats|config
+ *
+ * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
+ * NAME is 1..31 characters of [A-Za-z0-9._-] starting with a letter or digit.
+ * DEV is 1..15 characters of [A-Za-z0-9._-].
+ * ADDR:PORT and HOST:PORT: an IPv4 literal, a bracketed IPv6 literal or a host
+ * name, then ':' and a decimal port 1..65535.  For listen, ADDR may also be
+ * '*' (all addresses).
+ */
+#ifndef VNET_STMT_H
+#define VNET_STMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ether.h"
+
+#define STMT_NAME_MAX	31	/* node, network, link, interface names */
+#define STMT_DEV_MAX	15	/* IFNAMSIZ - 1 */
+#define STMT_HOST_MAX	255
+#define STMT_PATH_MAX	1023
+#define STMT_LINE_MAX	4096	/* longest line the parser accepts */
+#define STMT_ERR_MAX	160
+
+enum stmt_kind {
+	STMT_NODE = 1,
+	STMT_NETWORK,
+	STMT_LISTEN,
+	STMT_CONTROL,
+	STMT_KEEPALIVE,
+	STMT_LEARN,
+	STMT_INTERFACE,
+	STMT_LINK,
+	STMT_ROUTE,
+	STMT_SHOW,
+};
+
+enum stmt_op {
+	STMT_OP_SET = 0,	/* plain statement, or its add- form */
+	STMT_OP_DEL,		/* del- form */
+};
+
+enum stmt_iftype {
+	STMT_IF_TAP = 1,
+};
+
+enum stmt_show {
+	STMT_SHOW_LINKS = 1,
+	STMT_SHOW_ROUTES,
+	STMT_SHOW_INTERFACES,
+	STMT_SHOW_MACS,
+	STMT_SHOW_STATS,
+	STMT_SHOW_CONFIG,
+};
+
+/* One side of a forwarding rule. */
+enum stmt_match_kind {
+	MATCH_ANY = 0,
+	MATCH_NOT,
+	MATCH_MAC,
+};
+
+struct stmt_match {
+	enum stmt_match_kind	kind;
+	uint8_t			mac[ETHER_ADDR_LEN];
+};
+
+enum stmt_target {
+	TARGET_LINK = 1,
+	TARGET_INTERFACE,
+};
+
+struct stmt_hostport {
+	char		host[STMT_HOST_MAX + 1];	/* no brackets; "*" = any */
+	uint16_t	port;
+};
+
+struct stmt {
+	enum stmt_kind		kind;
+	enum stmt_op		op;
+	/* node, network, interface, link: the name; route: target's name */
+	char			name[STMT_NAME_MAX + 1];
+	char			dev[STMT_DEV_MAX + 1];	/* interface; "" = name */
+	enum stmt_iftype	iftype;
+	struct stmt_hostport	addr;			/* listen, link */
+	char			path[STMT_PATH_MAX + 1];/* control */
+	struct stmt_match	src, dst;		/* route */
+	enum stmt_target	target;			/* route */
+	int			flag;			/* learn */
+	unsigned int		num;			/* keepalive */
+	enum stmt_show		show;			/* show */
+};
+
+struct stmt_error {
+	int	column;			/* 1-based column of the offending token */
+	char	msg[STMT_ERR_MAX];
+};
+
+/*
+ * Parses one line (no newline needed; a trailing "\n" or "\r\n" is ignored).
+ * Returns 1 and fills *st for a statement, 0 for a blank or comment-only line,
+ * -1 with *err filled for anything else.  Messages name what is wrong, e.g.
+ * "unknown statement 'lnk'", "link: invalid port '0' (1..65535)",
+ * "route: invalid MAC address 'zz:..'", "link: expected NAME HOST:PORT",
+ * "learn: expected yes or no", "unexpected 'x' after end of statement".
+ */
+int	 stmt_parse(const char *line, struct stmt *st, struct stmt_error *err);
+
+/*
+ * Prints the canonical text of a statement into buf (no newline), in the
+ * form a configuration file uses (plain form for STMT_OP_SET, "del-" form for
+ * STMT_OP_DEL).  stmt_parse() of the result gives back an equal statement.
+ * Returns the length that snprintf would have, like snprintf.
+ */
+int	 stmt_print(const struct stmt *st, char *buf, size_t len);
+
+/* Formats one route side: "any", "not-00:11:..", "00:11:..". buf >= 24. */
+char	*stmt_match_format(const struct stmt_match *m, char *buf);
+
+/* Formats HOST:PORT, bracketing IPv6 literals.  buf >= STMT_HOST_MAX + 9. */
+char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len);
+
+/* 1 when two statements are equal in every field that their kind uses. */
+int	 stmt_equal(const struct stmt *a, const struct stmt *b);
+
+/* Validators the parser uses, exported for the daemon and the tests. */
+int	 stmt_valid_name(const char *s);
+int	 stmt_valid_dev(const char *s);
+
+#endif

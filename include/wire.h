@@ -1,0 +1,89 @@
+/*
+ * The link wire format.  Pure codec: bytes in, structs out, and back.
+ *
+ * Every message is an 8-byte header and a payload:
+ *
+ *   0       1       2       3       4               8
+ *   +-------+-------+-------+-------+---------------+------------
+ *   | type  | flags | hops  |   0   | payload length| payload...
+ *   +-------+-------+-------+-------+---------------+------------
+ *
+ * (multi-byte fields in network byte order).  Types:
+ *
+ *   HELLO      first message each way: "VNET", u16 version, u16 capabilities,
+ *              u16 keepalive seconds, u8 length + node name, u8 length +
+ *              network name.  Nothing else may come before it.
+ *   FRAME      u32 origin, u32 sequence, then one Ethernet frame (14 bytes to
+ *              WIRE_FRAME_MAX).  hops is the remaining hop limit.
+ *   KEEPALIVE  empty.
+ *   BYE        empty; the sender is closing the link on purpose.
+ *
+ * A header with an unknown type, non-zero reserved byte or flags, or a length
+ * out of range for its type is malformed: the link is closed.
+ */
+#ifndef VNET_WIRE_H
+#define VNET_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_VERSION		1
+#define WIRE_HDR_LEN		8
+#define WIRE_FRAME_PREFIX	8	/* origin, seq */
+#define WIRE_FRAME_MIN		14
+#define WIRE_FRAME_MAX		65536	/* jumbo and offload-sized frames */
+#define WIRE_HELLO_MAX		(10 + 2 * 256)
+#define WIRE_PAYLOAD_MAX	(WIRE_FRAME_PREFIX + WIRE_FRAME_MAX)
+#define WIRE_HOPS_DEFAULT	16
+#define WIRE_NAME_MAX		31
+
+enum wire_type {
+	WIRE_HELLO = 1,
+	WIRE_FRAME = 2,
+	WIRE_KEEPALIVE = 3,
+	WIRE_BYE = 4,
+};
+
+struct wire_hdr {
+	uint8_t		type;
+	uint8_t		flags;
+	uint8_t		hops;
+	uint32_t	len;
+};
+
+struct wire_hello {
+	uint16_t	version;
+	uint16_t	caps;
+	uint16_t	keepalive;	/* seconds, 1..3600 */
+	char		node[WIRE_NAME_MAX + 1];
+	char		network[WIRE_NAME_MAX + 1];
+};
+
+struct wire_frame {
+	uint32_t	 origin;
+	uint32_t	 seq;
+	const uint8_t	*eth;
+	size_t		 len;
+};
+
+/* Decodes a header from n >= WIRE_HDR_LEN bytes; -1 if malformed (*why set). */
+int	wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
+	    const char **why);
+void	wire_hdr_encode(uint8_t out[WIRE_HDR_LEN], const struct wire_hdr *h);
+
+/* Payload codecs; decoders return -1 with *why set on malformed input. */
+int	wire_hello_decode(const uint8_t *p, size_t n, struct wire_hello *h,
+	    const char **why);
+/* Encodes header and payload into out; returns the length, or 0 if cap is short. */
+size_t	wire_hello_encode(uint8_t *out, size_t cap, const struct wire_hello *h);
+
+int	wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
+	    const char **why);
+/* Writes header and frame prefix (WIRE_HDR_LEN + WIRE_FRAME_PREFIX bytes). */
+void	wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
+	    uint32_t origin, uint32_t seq);
+
+/* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
+void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);
+
+#endif

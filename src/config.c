@@ -1,0 +1,237 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "stmt.h"
+
+static void report(void (*)(const char *, void *), void *, const char *, int,
+    const char *, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+report(void (*errf)(const char *, void *), void *arg, const char *file,
+    int line, const char *fmt, ...)
+{
+	char	 msg[STMT_ERR_MAX + 64], full[STMT_ERR_MAX + 64 + 1100];
+	va_list	 ap;
+
+	if (errf == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(full, sizeof(full), "%s:%d: %s", file, line, msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", file, msg);
+	errf(full, arg);
+}
+
+static int
+config_append(struct config *cf, int line, const struct stmt *st)
+{
+	struct config_line	*n;
+
+	if (cf->n == cf->cap) {
+		size_t cap = cf->cap ? cf->cap * 2 : 32;
+
+		if ((n = reallocarray(cf->lines, cap, sizeof(*n))) == NULL)
+			return -1;
+		cf->lines = n;
+		cf->cap = cap;
+	}
+	cf->lines[cf->n].line = line;
+	cf->lines[cf->n].st = *st;
+	cf->n++;
+	return 0;
+}
+
+int
+config_stmt_order(const struct stmt *st)
+{
+	switch (st->kind) {
+	case STMT_NODE:
+	case STMT_NETWORK:
+	case STMT_CONTROL:
+	case STMT_KEEPALIVE:
+	case STMT_LEARN:
+		return 0;
+	case STMT_LISTEN:
+		return 1;
+	case STMT_INTERFACE:
+		return 2;
+	case STMT_LINK:
+		return 3;
+	case STMT_ROUTE:
+		return 4;
+	case STMT_SHOW:
+		break;
+	}
+	return 5;
+}
+
+/* What makes sense only for the whole file: each checked against earlier lines. */
+static int
+config_check_line(struct config *cf, size_t i,
+    void (*errf)(const char *, void *), void *arg)
+{
+	const struct config_line	*cl = &cf->lines[i], *o;
+	const struct stmt		*st = &cl->st;
+	const char			*kw = NULL;
+	size_t				 j;
+	char				 buf[STMT_HOST_MAX + 10];
+
+	if (st->op == STMT_OP_DEL || st->kind == STMT_SHOW) {
+		report(errf, arg, cf->file, cl->line,
+		    "'%s' is a command, not a configuration statement",
+		    st->kind == STMT_SHOW ? "show" : "del-");
+		return 1;
+	}
+	for (j = 0; j < i; j++) {
+		o = &cf->lines[j];
+		if (o->st.kind != st->kind)
+			continue;
+		switch (st->kind) {
+		case STMT_NODE:
+			kw = "node";
+			break;
+		case STMT_NETWORK:
+			kw = "network";
+			break;
+		case STMT_CONTROL:
+			kw = "control";
+			break;
+		case STMT_KEEPALIVE:
+			kw = "keepalive";
+			break;
+		case STMT_LEARN:
+			kw = "learn";
+			break;
+		case STMT_INTERFACE:
+			if (strcmp(o->st.name, st->name) == 0) {
+				report(errf, arg, cf->file, cl->line,
+				    "interface %s: defined twice", st->name);
+				return 1;
+			}
+			break;
+		case STMT_LINK:
+			if (strcmp(o->st.name, st->name) == 0) {
+				report(errf, arg, cf->file, cl->line,
+				    "link %s: defined twice", st->name);
+				return 1;
+			}
+			break;
+		case STMT_LISTEN:
+			if (strcmp(o->st.addr.host, st->addr.host) == 0 &&
+			    o->st.addr.port == st->addr.port) {
+				report(errf, arg, cf->file, cl->line,
+				    "listen %s: given twice",
+				    stmt_hostport_format(&st->addr, buf,
+				    sizeof(buf)));
+				return 1;
+			}
+			break;
+		case STMT_ROUTE:
+			if (stmt_equal(&o->st, st)) {
+				report(errf, arg, cf->file, cl->line,
+				    "route: same as line %d", o->line);
+				return 1;
+			}
+			break;
+		case STMT_SHOW:
+			break;
+		}
+		if (kw != NULL) {
+			report(errf, arg, cf->file, cl->line,
+			    "%s: given twice", kw);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Routes may come before the interface they name, so this waits for the end. */
+static int
+config_check_iface(struct config *cf, size_t i,
+    void (*errf)(const char *, void *), void *arg)
+{
+	const struct config_line	*cl = &cf->lines[i];
+	const struct stmt		*st = &cl->st;
+	size_t				 j;
+
+	if (st->kind == STMT_ROUTE && st->target == TARGET_INTERFACE) {
+		for (j = 0; j < cf->n; j++)
+			if (cf->lines[j].st.kind == STMT_INTERFACE &&
+			    strcmp(cf->lines[j].st.name, st->name) == 0)
+				return 0;
+		report(errf, arg, cf->file, cl->line,
+		    "route: no interface %s is defined", st->name);
+		return 1;
+	}
+	return 0;
+}
+
+int
+config_load(const char *file, struct config *cf,
+    void (*errf)(const char *, void *), void *arg)
+{
+	FILE			*fp;
+	char			*line = NULL;
+	size_t			 cap = 0, i;
+	ssize_t			 len;
+	struct stmt		 st;
+	struct stmt_error	 perr;
+	int			 lineno = 0, errors = 0, r;
+
+	memset(cf, 0, sizeof(*cf));
+	if ((cf->file = strdup(file)) == NULL)
+		return -1;
+	if ((fp = fopen(file, "r")) == NULL) {
+		report(errf, arg, file, 0, "%s", strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		lineno++;
+		if (memchr(line, '\0', (size_t)len) != NULL) {
+			report(errf, arg, file, lineno, "NUL byte in line");
+			errors++;
+			continue;
+		}
+		r = stmt_parse(line, &st, &perr);
+		if (r == 0)
+			continue;
+		if (r == -1) {
+			report(errf, arg, file, lineno, "%s", perr.msg);
+			errors++;
+			continue;
+		}
+		if (config_append(cf, lineno, &st) == -1) {
+			report(errf, arg, file, lineno, "out of memory");
+			errors++;
+			break;
+		}
+		if (config_check_line(cf, cf->n - 1, errf, arg)) {
+			errors++;
+			cf->n--;
+		}
+	}
+	if (ferror(fp)) {
+		report(errf, arg, file, 0, "read error: %s", strerror(errno));
+		errors++;
+	}
+	free(line);
+	fclose(fp);
+	for (i = 0; i < cf->n; i++)
+		errors += config_check_iface(cf, i, errf, arg);
+	return errors;
+}
+
+void
+config_clear(struct config *cf)
+{
+	free(cf->lines);
+	free(cf->file);
+	memset(cf, 0, sizeof(*cf));
+}

@@ -1,0 +1,244 @@
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "control.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "log.h"
+#include "stmt.h"
+
+struct control {
+	struct vnetd		*d;
+	struct evconnlistener	*lev;
+	char			 path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	TAILQ_HEAD(, control_conn) conns;
+};
+
+struct control_conn {
+	TAILQ_ENTRY(control_conn) entry;
+	struct control		*ctl;
+	struct bufferevent	*bev;
+};
+
+static void
+control_conn_free(struct control_conn *cc)
+{
+	TAILQ_REMOVE(&cc->ctl->conns, cc, entry);
+	bufferevent_free(cc->bev);
+	free(cc);
+}
+
+static void
+reply_error(struct evbuffer *out, const char *msg)
+{
+	evbuffer_add_printf(out, "%%error %s\n", msg);
+}
+
+static void
+control_request(struct control_conn *cc, const char *line)
+{
+	struct vnetd		*d = cc->ctl->d;
+	struct evbuffer		*out = bufferevent_get_output(cc->bev);
+	struct stmt		 st;
+	struct stmt_error	 perr;
+	char			 err[256];
+	int			 r;
+
+	r = stmt_parse(line, &st, &perr);
+	if (r == 0) {
+		reply_error(out, "empty request");
+		return;
+	}
+	if (r == -1) {
+		reply_error(out, perr.msg);
+		return;
+	}
+	if (st.kind == STMT_SHOW) {
+		vnetd_show(d, st.show, out);
+		evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
+	if (vnetd_apply(d, &st, 1, err, sizeof(err)) == -1) {
+		log_info("control: '%s' refused: %s", line, err);
+		reply_error(out, err);
+		return;
+	}
+	log_info("control: %s", line);
+	evbuffer_add_printf(out, "%%end\n");
+}
+
+static void
+control_readcb(struct bufferevent *bev, void *arg)
+{
+	struct control_conn	*cc = arg;
+	struct evbuffer		*in = bufferevent_get_input(bev);
+	char			*line;
+	size_t			 len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+		if (len >= CTL_REQUEST_MAX)
+			reply_error(bufferevent_get_output(bev),
+			    "request too long");
+		else
+			control_request(cc, line);
+		free(line);
+	}
+	/* No end of line within the limit: refuse and hang up. */
+	if (evbuffer_get_length(in) >= CTL_REQUEST_MAX) {
+		reply_error(bufferevent_get_output(bev), "request too long");
+		evbuffer_drain(in, evbuffer_get_length(in));
+		bufferevent_disable(bev, EV_READ);
+	}
+}
+
+static void
+control_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	control_conn_free(arg);
+}
+
+static void
+control_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	struct control		*ctl = arg;
+	struct control_conn	*cc;
+
+	if ((cc = calloc(1, sizeof(*cc))) == NULL ||
+	    (cc->bev = bufferevent_socket_new(ctl->d->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		log_warn("control: accept");
+		free(cc);
+		close(fd);
+		return;
+	}
+	cc->ctl = ctl;
+	TAILQ_INSERT_TAIL(&ctl->conns, cc, entry);
+	bufferevent_setcb(cc->bev, control_readcb, NULL, control_eventcb, cc);
+	/* Bounds what one client can make the daemon hold. */
+	bufferevent_setwatermark(cc->bev, EV_READ, 0, CTL_REQUEST_MAX + 2);
+	bufferevent_enable(cc->bev, EV_READ | EV_WRITE);
+}
+
+static void
+control_resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	evconnlistener_enable(arg);
+}
+
+static void
+control_errorcb(struct evconnlistener *lev, void *arg)
+{
+	struct control	*ctl = arg;
+	struct timeval	 tv = { 1, 0 };
+
+	log_warn("control: accept");
+	evconnlistener_disable(lev);
+	event_base_once(ctl->d->base, -1, EV_TIMEOUT, control_resume_cb, lev,
+	    &tv);
+}
+
+/* 1 if a daemon answers on path. */
+static int
+control_alive(const struct sockaddr_un *sun)
+{
+	int	 fd, r;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0;
+	close(fd);
+	return r;
+}
+
+struct control *
+control_open(struct vnetd *d, const char *path, char *err, size_t errlen)
+{
+	struct control		*ctl;
+	struct sockaddr_un	 sun;
+	struct stat		 sb;
+	mode_t			 old;
+	int			 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "control socket %s: path too long", path);
+		return NULL;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISSOCK(sb.st_mode)) {
+			snprintf(err, errlen, "control socket %s: exists and "
+			    "is not a socket", path);
+			return NULL;
+		}
+		if (control_alive(&sun)) {
+			snprintf(err, errlen, "control socket %s: another "
+			    "daemon is answering on it", path);
+			return NULL;
+		}
+		log_info("control socket %s: replacing a stale socket", path);
+		unlink(path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		return NULL;
+	}
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		umask(old);
+		snprintf(err, errlen, "control socket %s: %s", path,
+		    strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	umask(old);
+	if (chmod(path, 0600) == -1 || (ctl = calloc(1, sizeof(*ctl))) == NULL) {
+		snprintf(err, errlen, "control socket %s: %s", path,
+		    strerror(errno));
+		unlink(path);
+		close(fd);
+		return NULL;
+	}
+	ctl->d = d;
+	TAILQ_INIT(&ctl->conns);
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	ctl->lev = evconnlistener_new(d->base, control_acceptcb, ctl,
+	    LEV_OPT_CLOSE_ON_FREE, 16, fd);
+	if (ctl->lev == NULL) {
+		snprintf(err, errlen, "control socket %s: %s", path,
+		    strerror(errno));
+		unlink(path);
+		close(fd);
+		free(ctl);
+		return NULL;
+	}
+	evconnlistener_set_error_cb(ctl->lev, control_errorcb);
+	return ctl;
+}
+
+void
+control_close(struct control *ctl)
+{
+	struct control_conn	*cc;
+
+	while ((cc = TAILQ_FIRST(&ctl->conns)) != NULL)
+		control_conn_free(cc);
+	evconnlistener_free(ctl->lev);
+	unlink(ctl->path);
+	free(ctl);
+}

@@ -1,0 +1,632 @@
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "ether.h"
+#include "fwd.h"
+#include "iface.h"
+#include "link.h"
+#include "log.h"
+#include "wire.h"
+
+uint64_t
+vnetd_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The host name, cut to what a node name may hold. */
+static void
+default_node(char *buf, size_t len)
+{
+	char	 host[256];
+	size_t	 i;
+
+	if (gethostname(host, sizeof(host)) == -1)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+	for (i = 0; host[i] != '\0'; i++)
+		if (!isalnum((unsigned char)host[i]) && host[i] != '_')
+			host[i] = '-';
+	host[STMT_NAME_MAX] = '\0';
+	snprintf(buf, len, "%s", host);
+	if (!stmt_valid_name(buf))
+		snprintf(buf, len, "vnetd");
+}
+
+int
+vnetd_init(struct vnetd *d)
+{
+	memset(d, 0, sizeof(*d));
+	TAILQ_INIT(&d->listeners);
+	TAILQ_INIT(&d->links);
+	TAILQ_INIT(&d->pending);
+	TAILQ_INIT(&d->ifaces);
+	default_node(d->node, sizeof(d->node));
+	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
+	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
+	d->origin = arc4random();
+	d->rxbuf_len = WIRE_PAYLOAD_MAX;
+	if ((d->rxbuf = malloc(d->rxbuf_len)) == NULL ||
+	    (d->fwd = fwd_new(0)) == NULL ||
+	    (d->base = event_base_new()) == NULL)
+		return -1;
+	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+	if (d->dns == NULL)
+		d->dns = evdns_base_new(d->base, 0);
+	if (d->dns == NULL)
+		return -1;
+	return 0;
+}
+
+static void
+tick_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct vnetd	*d = arg;
+
+	fwd_age(d->fwd, vnetd_now_ms());
+}
+
+static void
+signal_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct vnetd	*d = arg;
+
+	log_info("signal %d: shutting down", (int)sig);
+	d->exit_code = 0;
+	event_base_loopbreak(d->base);
+}
+
+int
+vnetd_start(struct vnetd *d)
+{
+	struct timeval	 tv = { 1, 0 };
+	static const int sigs[] = { SIGTERM, SIGINT };
+	size_t		 i;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((d->ev_tick = event_new(d->base, -1, EV_PERSIST, tick_cb, d)) ==
+	    NULL || event_add(d->ev_tick, &tv) == -1)
+		return -1;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		d->ev_sig[i] = evsignal_new(d->base, sigs[i], signal_cb, d);
+		if (d->ev_sig[i] == NULL || event_add(d->ev_sig[i], NULL) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+listener_free(struct listener *ls)
+{
+	size_t	 i;
+
+	for (i = 0; i < 2; i++)
+		if (ls->lev[i] != NULL)
+			evconnlistener_free(ls->lev[i]);
+	free(ls);
+}
+
+void
+vnetd_free(struct vnetd *d)
+{
+	struct listener	*ls;
+	struct link	*l;
+	struct conn	*c;
+	struct iface	*ifc;
+	size_t		 i;
+
+	if (d->control != NULL)
+		control_close(d->control);
+	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
+		TAILQ_REMOVE(&d->listeners, ls, entry);
+		listener_free(ls);
+	}
+	while ((c = TAILQ_FIRST(&d->pending)) != NULL)
+		conn_free(c);
+	while ((l = TAILQ_FIRST(&d->links)) != NULL)
+		link_free(l);
+	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
+		TAILQ_REMOVE(&d->ifaces, ifc, entry);
+		iface_free(ifc);
+	}
+	if (d->ev_tick != NULL)
+		event_free(d->ev_tick);
+	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
+		if (d->ev_sig[i] != NULL)
+			event_free(d->ev_sig[i]);
+	if (d->dns != NULL)
+		evdns_base_free(d->dns, 0);
+	if (d->base != NULL)
+		event_base_free(d->base);
+	if (d->fwd != NULL)
+		fwd_free(d->fwd);
+	free(d->rxbuf);
+}
+
+static void
+listener_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int socklen, void *arg)
+{
+	conn_accept(arg, fd, sa, socklen);
+}
+
+static void
+listener_resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	evconnlistener_enable(arg);
+}
+
+/* Out of descriptors: pause accepting for a second instead of spinning. */
+static void
+listener_errorcb(struct evconnlistener *lev, void *arg)
+{
+	struct vnetd	*d = arg;
+	struct timeval	 tv = { 1, 0 };
+
+	log_warn("accept");
+	evconnlistener_disable(lev);
+	event_base_once(d->base, -1, EV_TIMEOUT, listener_resume_cb, lev, &tv);
+}
+
+static struct evconnlistener *
+listener_bind(struct vnetd *d, const struct addrinfo *ai, char *err,
+    size_t errlen, const char *what)
+{
+	struct evconnlistener	*lev;
+	evutil_socket_t		 fd;
+	int			 one = 1;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    ai->ai_protocol);
+	if (fd == -1) {
+		if (errno == EAFNOSUPPORT)
+			return NULL;
+		snprintf(err, errlen, "listen %s: socket: %s", what,
+		    strerror(errno));
+		return NULL;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* "*" binds both families on their own sockets. */
+	if (ai->ai_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == -1) {
+		int saved = errno;
+
+		snprintf(err, errlen, "listen %s: %s", what, strerror(errno));
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	lev = evconnlistener_new(d->base, listener_acceptcb, d,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 64, fd);
+	if (lev == NULL) {
+		snprintf(err, errlen, "listen %s: %s", what, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	evconnlistener_set_error_cb(lev, listener_errorcb);
+	return lev;
+}
+
+static int
+listener_add(struct vnetd *d, const struct stmt_hostport *hp, char *err,
+    size_t errlen)
+{
+	struct listener		*ls;
+	struct evconnlistener	*lev;
+	struct addrinfo		 hints, *res, *ai;
+	char			 port[8], what[STMT_HOST_MAX + 10];
+	int			 any = strcmp(hp->host, "*") == 0, gai;
+	int			 n = 0, failed = 0;
+
+	stmt_hostport_format(hp, what, sizeof(what));
+	TAILQ_FOREACH(ls, &d->listeners, entry)
+		if (strcmp(ls->addr.host, hp->host) == 0 &&
+		    ls->addr.port == hp->port) {
+			snprintf(err, errlen, "listen %s: given twice", what);
+			return -1;
+		}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(port, sizeof(port), "%u", hp->port);
+	if ((gai = getaddrinfo(any ? NULL : hp->host, port, &hints, &res))) {
+		snprintf(err, errlen, "listen %s: %s", what, gai_strerror(gai));
+		return -1;
+	}
+	if ((ls = calloc(1, sizeof(*ls))) == NULL) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "listen %s: out of memory", what);
+		return -1;
+	}
+	ls->addr = *hp;
+	for (ai = res; ai != NULL && n < 2; ai = ai->ai_next) {
+		if ((lev = listener_bind(d, ai, err, errlen, what)) == NULL) {
+			/* A host without IPv6 still listens on IPv4. */
+			if (any && ai->ai_family == AF_INET6 &&
+			    errno == EAFNOSUPPORT)
+				continue;
+			failed = 1;
+			break;
+		}
+		ls->lev[n++] = lev;
+		if (!any)
+			break;
+	}
+	freeaddrinfo(res);
+	if (failed || n == 0) {
+		if (!failed)
+			snprintf(err, errlen, "listen %s: no address", what);
+		listener_free(ls);
+		return -1;
+	}
+	TAILQ_INSERT_TAIL(&d->listeners, ls, entry);
+	log_info("listening on %s", what);
+	return 0;
+}
+
+static int
+route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+{
+	char	 s[24], t[24];
+
+	stmt_match_format(&st->src, s);
+	stmt_match_format(&st->dst, t);
+	if (st->op == STMT_OP_DEL) {
+		if (fwd_route_del(d->fwd, &st->src, &st->dst,
+		    (enum fwd_kind)st->target, st->name) == -1) {
+			snprintf(err, errlen, "no route %s %s %s %s", s, t,
+			    st->target == TARGET_LINK ? "link" : "interface",
+			    st->name);
+			return -1;
+		}
+		return 0;
+	}
+	if (st->target == TARGET_INTERFACE && iface_find(d, st->name) == NULL) {
+		snprintf(err, errlen, "route: no interface %s", st->name);
+		return -1;
+	}
+	if (fwd_route_add(d->fwd, &st->src, &st->dst, (enum fwd_kind)st->target,
+	    st->name) == -1) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "route %s %s %s %s: exists already",
+			    s, t, st->target == TARGET_LINK ? "link" :
+			    "interface", st->name);
+		else
+			snprintf(err, errlen, "route: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
+    size_t errlen)
+{
+	static const char *const startup_only[] = {
+		[STMT_NODE] = "node", [STMT_NETWORK] = "network",
+		[STMT_LISTEN] = "listen", [STMT_CONTROL] = "control",
+	};
+
+	if (runtime && st->kind <= STMT_CONTROL) {
+		snprintf(err, errlen, "%s: can only be set in the "
+		    "configuration file", startup_only[st->kind]);
+		return -1;
+	}
+	switch (st->kind) {
+	case STMT_NODE:
+		snprintf(d->node, sizeof(d->node), "%s", st->name);
+		return 0;
+	case STMT_NETWORK:
+		snprintf(d->network, sizeof(d->network), "%s", st->name);
+		return 0;
+	case STMT_LISTEN:
+		return listener_add(d, &st->addr, err, errlen);
+	case STMT_CONTROL:
+		snprintf(d->control_path, sizeof(d->control_path), "%s",
+		    st->path);
+		return 0;
+	case STMT_KEEPALIVE:
+		d->keepalive = st->num;
+		return 0;
+	case STMT_LEARN:
+		fwd_set_learn(d->fwd, st->flag);
+		return 0;
+	case STMT_INTERFACE:
+		if (st->op == STMT_OP_DEL)
+			return iface_del(d, st->name, err, errlen);
+		return iface_add(d, st, err, errlen);
+	case STMT_LINK:
+		if (st->op == STMT_OP_DEL)
+			return link_del(d, st->name, err, errlen);
+		return link_add(d, st, err, errlen);
+	case STMT_ROUTE:
+		return route_apply(d, st, err, errlen);
+	case STMT_SHOW:
+		break;
+	}
+	snprintf(err, errlen, "not a statement that changes anything");
+	return -1;
+}
+
+void
+vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *eth,
+    size_t len, uint8_t hops, uint32_t origin, uint32_t seq)
+{
+	struct fwd_port	**out;
+	enum fwd_how	  how;
+	size_t		  n, i;
+	int		  from_link = fwd_port_kind(in) == FWD_LINK;
+	uint8_t		  out_hops = from_link ? (uint8_t)(hops - 1) : hops;
+
+	if (from_link) {
+		/* A frame back at its origin, or a second copy, went round. */
+		if (origin == d->origin) {
+			d->stats.duplicates++;
+			return;
+		}
+		if (fwd_seen(d->fwd, origin, seq))
+			return;
+	}
+	d->stats.frames_in++;
+	n = fwd_decide(d->fwd, eth, eth + ETHER_ADDR_LEN, in, vnetd_now_ms(),
+	    &out, &how);
+	for (i = 0; i < n; i++) {
+		void *owner = fwd_port_owner(out[i]);
+
+		if (fwd_port_kind(out[i]) == FWD_IFACE) {
+			iface_send(owner, eth, len);
+		} else {
+			if (hops == 0 || out_hops == 0) {
+				d->stats.hop_limit++;
+				continue;
+			}
+			link_send(owner, eth, len, out_hops, origin, seq);
+		}
+		d->stats.frames_out++;
+	}
+}
+
+/* show */
+
+static void
+show_columns(struct evbuffer *out, const char *cols)
+{
+	evbuffer_add_printf(out, "%%columns %s\n", cols);
+}
+
+static void
+show_links(struct vnetd *d, struct evbuffer *out)
+{
+	struct link	*l;
+	const char	*peer;
+
+	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
+	    "frames_out\tbytes_out\tdrops");
+	TAILQ_FOREACH(l, &d->links, entry) {
+		char addr[STMT_HOST_MAX + 10];
+
+		if (l->conn != NULL)
+			peer = l->conn->peer;
+		else if (l->configured)
+			peer = stmt_hostport_format(&l->addr, addr,
+			    sizeof(addr));
+		else
+			peer = "-";
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
+		    "%llu\t%llu\n", l->name, link_state_name(l->state),
+		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
+		    "out" : "in", peer,
+		    (unsigned long long)l->c.frames_in,
+		    (unsigned long long)l->c.bytes_in,
+		    (unsigned long long)l->c.frames_out,
+		    (unsigned long long)l->c.bytes_out,
+		    (unsigned long long)l->c.drops);
+	}
+}
+
+static void
+show_interfaces(struct vnetd *d, struct evbuffer *out)
+{
+	struct iface	*ifc;
+
+	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
+	    "frames_out\tbytes_out\tdrops");
+	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
+		    "%llu\t%llu\n", ifc->name, ifc->ops->type,
+		    iface_devname(ifc), ifc->up ? "up" : "down",
+		    (unsigned long long)ifc->c.frames_in,
+		    (unsigned long long)ifc->c.bytes_in,
+		    (unsigned long long)ifc->c.frames_out,
+		    (unsigned long long)ifc->c.bytes_out,
+		    (unsigned long long)ifc->c.drops);
+}
+
+static void
+show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
+    const struct fwd_port *port, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 s[24], t[24];
+
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\n",
+	    stmt_match_format(src, s), stmt_match_format(dst, t),
+	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
+	    fwd_port_name(port), fwd_port_owner(port) != NULL ? "yes" : "no");
+}
+
+static void
+show_mac_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
+    uint64_t age_ms, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 m[ETHER_ADDR_STRLEN];
+
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\n", ether_format(mac, m),
+	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
+	    fwd_port_name(port), (unsigned long long)(age_ms / 1000));
+}
+
+static void
+show_stats(struct vnetd *d, struct evbuffer *out)
+{
+	struct fwd_stats fs;
+	struct link	*l;
+	struct iface	*ifc;
+	size_t		 links = 0, up = 0, ifaces = 0;
+
+	fwd_stats(d->fwd, &fs);
+	TAILQ_FOREACH(l, &d->links, entry) {
+		links++;
+		up += l->state == LINK_UP;
+	}
+	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+		ifaces++;
+	show_columns(out, "name\tvalue");
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
+	ROW("frames_in", d->stats.frames_in);
+	ROW("frames_out", d->stats.frames_out);
+	ROW("rule_hits", fs.rule_hits);
+	ROW("learned_hits", fs.learned_hits);
+	ROW("floods", fs.floods);
+	ROW("no_route", fs.no_route);
+	ROW("duplicates", d->stats.duplicates + fs.duplicates);
+	ROW("hop_limit", d->stats.hop_limit);
+	ROW("bad_messages", d->stats.bad_messages);
+	ROW("refused", d->stats.refused);
+	ROW("macs", fwd_mac_count(d->fwd));
+	ROW("mac_table_full", fs.mac_table_full);
+	ROW("links", links);
+	ROW("links_up", up);
+	ROW("interfaces", ifaces);
+	ROW("routes", fwd_route_count(d->fwd));
+#undef ROW
+}
+
+static void
+print_stmt(struct evbuffer *out, const struct stmt *st)
+{
+	char	 buf[STMT_LINE_MAX];
+
+	stmt_print(st, buf, sizeof(buf));
+	evbuffer_add_printf(out, "%s\n", buf);
+}
+
+static void
+config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
+    const struct fwd_port *port, void *arg)
+{
+	struct stmt	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_ROUTE;
+	st.src = *src;
+	st.dst = *dst;
+	st.target = (enum stmt_target)fwd_port_kind(port);
+	snprintf(st.name, sizeof(st.name), "%s", fwd_port_name(port));
+	print_stmt(arg, &st);
+}
+
+static void
+show_config(struct vnetd *d, struct evbuffer *out)
+{
+	struct stmt	 st;
+	struct listener	*ls;
+	struct iface	*ifc;
+	struct link	*l;
+
+#define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
+	START(STMT_NODE);
+	snprintf(st.name, sizeof(st.name), "%s", d->node);
+	print_stmt(out, &st);
+	START(STMT_NETWORK);
+	snprintf(st.name, sizeof(st.name), "%s", d->network);
+	print_stmt(out, &st);
+	if (d->control_path[0] != '\0') {
+		START(STMT_CONTROL);
+		snprintf(st.path, sizeof(st.path), "%s", d->control_path);
+		print_stmt(out, &st);
+	}
+	START(STMT_KEEPALIVE);
+	st.num = d->keepalive;
+	print_stmt(out, &st);
+	START(STMT_LEARN);
+	st.flag = fwd_get_learn(d->fwd);
+	print_stmt(out, &st);
+	TAILQ_FOREACH(ls, &d->listeners, entry) {
+		START(STMT_LISTEN);
+		st.addr = ls->addr;
+		print_stmt(out, &st);
+	}
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+		START(STMT_INTERFACE);
+		st.iftype = ifc->type;
+		snprintf(st.name, sizeof(st.name), "%s", ifc->name);
+		snprintf(st.dev, sizeof(st.dev), "%s", ifc->dev);
+		print_stmt(out, &st);
+	}
+	TAILQ_FOREACH(l, &d->links, entry) {
+		if (!l->configured)
+			continue;
+		START(STMT_LINK);
+		snprintf(st.name, sizeof(st.name), "%s", l->name);
+		st.addr = l->addr;
+		print_stmt(out, &st);
+	}
+#undef START
+	fwd_route_foreach(d->fwd, config_route_cb, out);
+}
+
+void
+vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
+{
+	switch (what) {
+	case STMT_SHOW_LINKS:
+		show_links(d, out);
+		break;
+	case STMT_SHOW_ROUTES:
+		show_columns(out, "src\tdst\ttarget\tname\tactive");
+		fwd_route_foreach(d->fwd, show_route_cb, out);
+		break;
+	case STMT_SHOW_INTERFACES:
+		show_interfaces(d, out);
+		break;
+	case STMT_SHOW_MACS:
+		show_columns(out, "mac\ttarget\tname\tage");
+		fwd_mac_foreach(d->fwd, vnetd_now_ms(), show_mac_cb, out);
+		break;
+	case STMT_SHOW_STATS:
+		show_stats(d, out);
+		break;
+	case STMT_SHOW_CONFIG:
+		show_config(d, out);
+		break;
+	}
+}

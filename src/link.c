@@ -1,0 +1,652 @@
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "fwd.h"
+#include "link.h"
+#include "log.h"
+#include "wire.h"
+
+static void	link_set_state(struct link *, enum link_state, const char *why);
+static void	link_schedule(struct link *);
+static void	link_dial(struct link *);
+static void	link_conn_lost(struct link *, struct conn *, const char *why);
+static void	conn_readcb(struct bufferevent *, void *);
+static void	conn_eventcb(struct bufferevent *, short, void *);
+static void	conn_close(struct conn *, const char *why, int bad);
+
+const char *
+link_state_name(enum link_state s)
+{
+	switch (s) {
+	case LINK_IDLE:
+		return "down";
+	case LINK_CONNECTING:
+	case LINK_HANDSHAKE:
+		return "connecting";
+	case LINK_UP:
+		return "up";
+	}
+	return "?";
+}
+
+static const char *
+link_state_debug(enum link_state s)
+{
+	static const char *const names[] = { "IDLE", "CONNECTING", "HANDSHAKE",
+	    "UP" };
+
+	return names[s];
+}
+
+struct link *
+link_find(struct vnetd *d, const char *name)
+{
+	struct link	*l;
+
+	TAILQ_FOREACH(l, &d->links, entry)
+		if (strcmp(l->name, name) == 0)
+			return l;
+	return NULL;
+}
+
+static void
+link_retry_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	link_dial(arg);
+}
+
+static struct link *
+link_new(struct vnetd *d, const char *name)
+{
+	struct link	*l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	l->d = d;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->queue_max = LINK_QUEUE_DEFAULT;
+	l->backoff_ms = LINK_BACKOFF_MIN;
+	if ((l->port = fwd_port_ref(d->fwd, FWD_LINK, name)) == NULL ||
+	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL) {
+		if (l->port != NULL)
+			fwd_port_unref(d->fwd, l->port);
+		free(l);
+		return NULL;
+	}
+	TAILQ_INSERT_TAIL(&d->links, l, entry);
+	return l;
+}
+
+int
+link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+{
+	struct link	*l;
+
+	if (strcmp(st->name, d->node) == 0) {
+		snprintf(err, errlen, "link %s: that is this node's own name",
+		    st->name);
+		return -1;
+	}
+	if ((l = link_find(d, st->name)) != NULL) {
+		if (l->configured) {
+			snprintf(err, errlen, "link %s already exists", st->name);
+			return -1;
+		}
+		/* The peer dialled us first; from now on we dial too. */
+	} else if ((l = link_new(d, st->name)) == NULL) {
+		snprintf(err, errlen, "link %s: out of memory", st->name);
+		return -1;
+	}
+	l->configured = 1;
+	l->addr = st->addr;
+	if (l->state == LINK_IDLE)
+		link_dial(l);
+	return 0;
+}
+
+int
+link_del(struct vnetd *d, const char *name, char *err, size_t errlen)
+{
+	struct link	*l;
+
+	if ((l = link_find(d, name)) == NULL) {
+		snprintf(err, errlen, "no link %s", name);
+		return -1;
+	}
+	log_info("link %s: removed", l->name);
+	link_free(l);
+	return 0;
+}
+
+void
+link_free(struct link *l)
+{
+	struct vnetd	*d = l->d;
+	struct conn	*c;
+
+	if ((c = l->conn) != NULL) {
+		l->conn = NULL;
+		c->link = NULL;
+		conn_close(c, "link removed", 0);
+	}
+	if ((c = l->dialing) != NULL) {
+		l->dialing = NULL;
+		c->link = NULL;
+		conn_free(c);
+	}
+	fwd_port_detach(l->port);
+	fwd_port_unref(d->fwd, l->port);
+	event_free(l->ev_retry);
+	TAILQ_REMOVE(&d->links, l, entry);
+	free(l);
+}
+
+static void
+link_set_state(struct link *l, enum link_state state, const char *why)
+{
+	if (l->state == state)
+		return;
+	if (state == LINK_UP || l->state == LINK_UP)
+		log_info("link %s: %s -> %s%s%s", l->name,
+		    link_state_debug(l->state), link_state_debug(state),
+		    why ? ": " : "", why ? why : "");
+	else
+		log_debug("link %s: %s -> %s%s%s", l->name,
+		    link_state_debug(l->state), link_state_debug(state),
+		    why ? ": " : "", why ? why : "");
+	l->state = state;
+	if (state == LINK_UP)
+		fwd_port_attach(l->port, l);
+	else
+		fwd_port_detach(l->port);
+}
+
+/* Capped exponential backoff with jitter, so that restarted peers spread. */
+static void
+link_schedule(struct link *l)
+{
+	struct timeval	 tv;
+	unsigned int	 ms;
+
+	ms = l->backoff_ms * 3 / 4 + arc4random_uniform(l->backoff_ms / 2 + 1);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(l->ev_retry, &tv);
+	log_debug("link %s: next attempt in %u ms", l->name, ms);
+	l->backoff_ms *= 2;
+	if (l->backoff_ms > LINK_BACKOFF_MAX)
+		l->backoff_ms = LINK_BACKOFF_MAX;
+}
+
+static void
+set_nodelay(evutil_socket_t fd)
+{
+	int	 one = 1;
+
+	/* Small frames (ACKs, pings) must not wait behind Nagle. */
+	if (fd >= 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+}
+
+static struct conn *
+conn_new(struct vnetd *d, evutil_socket_t fd, int outgoing)
+{
+	struct conn	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->d = d;
+	c->outgoing = outgoing;
+	c->state = outgoing ? CONN_CONNECTING : CONN_HANDSHAKE;
+	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->bev == NULL) {
+		free(c);
+		return NULL;
+	}
+	/* Large reads: fewer calls per byte when frames are big. */
+	bufferevent_set_max_single_read(c->bev, 256 * 1024);
+	bufferevent_set_max_single_write(c->bev, 256 * 1024);
+	bufferevent_setcb(c->bev, conn_readcb, NULL, conn_eventcb, c);
+	return c;
+}
+
+static void
+conn_unpend(struct conn *c)
+{
+	if (c->pending) {
+		TAILQ_REMOVE(&c->d->pending, c, entry);
+		c->pending = 0;
+	}
+}
+
+void
+conn_free(struct conn *c)
+{
+	conn_unpend(c);
+	if (c->ev_keepalive != NULL)
+		event_free(c->ev_keepalive);
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+static void
+conn_send_hello(struct conn *c)
+{
+	struct vnetd		*d = c->d;
+	struct wire_hello	 h;
+	struct timeval		 tv = { LINK_HANDSHAKE_TIMEOUT, 0 };
+	uint8_t			 buf[WIRE_HDR_LEN + WIRE_HELLO_MAX];
+	size_t			 n;
+
+	memset(&h, 0, sizeof(h));
+	h.version = WIRE_VERSION;
+	h.keepalive = (uint16_t)d->keepalive;
+	snprintf(h.node, sizeof(h.node), "%s", d->node);
+	snprintf(h.network, sizeof(h.network), "%s", d->network);
+	n = wire_hello_encode(buf, sizeof(buf), &h);
+	bufferevent_write(c->bev, buf, n);
+	c->state = CONN_HANDSHAKE;
+	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void
+link_dial(struct link *l)
+{
+	struct vnetd	*d = l->d;
+	struct conn	*c;
+	struct timeval	 tv;
+
+	if (!l->configured || l->dialing != NULL || l->state == LINK_UP)
+		return;
+	if ((c = conn_new(d, -1, 1)) == NULL) {
+		log_warn("link %s: connection", l->name);
+		link_schedule(l);
+		return;
+	}
+	c->link = l;
+	l->dialing = c;
+	stmt_hostport_format(&l->addr, c->peer, sizeof(c->peer));
+	link_set_state(l, LINK_CONNECTING, NULL);
+	log_debug("link %s: connecting to %s", l->name, c->peer);
+	tv.tv_sec = LINK_HANDSHAKE_TIMEOUT;
+	tv.tv_usec = 0;
+	bufferevent_set_timeouts(c->bev, NULL, &tv);
+	/* A literal needs no lookup; a name is resolved without blocking. */
+	if (bufferevent_socket_connect_hostname(c->bev, d->dns, AF_UNSPEC,
+	    l->addr.host, l->addr.port) == -1) {
+		l->dialing = NULL;
+		c->link = NULL;
+		conn_free(c);
+		log_warnx("link %s: cannot connect to %s", l->name, c->peer);
+		link_set_state(l, LINK_IDLE, "connect failed");
+		link_schedule(l);
+	}
+}
+
+static void
+keepalive_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct conn	*c = arg;
+	uint8_t		 buf[WIRE_HDR_LEN];
+
+	wire_empty_encode(buf, WIRE_KEEPALIVE);
+	bufferevent_write(c->bev, buf, sizeof(buf));
+}
+
+/*
+ * Which of two live connections of one link both sides keep: see link.h.
+ * Returns 1 if the new one wins.
+ */
+static int
+conn_new_wins(struct vnetd *d, const struct conn *old, const struct conn *new)
+{
+	const char	*old_by, *new_by;
+
+	old_by = old->outgoing ? d->node : old->hello.node;
+	new_by = new->outgoing ? d->node : new->hello.node;
+	if (strcmp(old_by, new_by) == 0)
+		return 1;
+	return strcmp(new_by, old_by) < 0;
+}
+
+/* Returns -1 if c was closed instead. */
+static int
+conn_established(struct conn *c)
+{
+	struct vnetd	*d = c->d;
+	struct link	*l = c->link;
+	struct timeval	 tv;
+
+	if (l == NULL) {
+		conn_unpend(c);
+		if ((l = link_find(d, c->hello.node)) == NULL &&
+		    (l = link_new(d, c->hello.node)) == NULL) {
+			log_warnx("link %s: out of memory", c->hello.node);
+			conn_free(c);
+			return -1;
+		}
+		c->link = l;
+	} else if (l->dialing == c)
+		l->dialing = NULL;
+
+	if (l->conn != NULL) {
+		if (!conn_new_wins(d, l->conn, c)) {
+			log_info("link %s: keeping the existing connection, "
+			    "closing the one from %s", l->name, c->peer);
+			c->link = NULL;
+			conn_close(c, "duplicate connection", 0);
+			return -1;
+		}
+		log_info("link %s: a newer connection from %s replaces the "
+		    "old one", l->name, c->peer);
+		l->conn->link = NULL;
+		conn_close(l->conn, "replaced", 0);
+		l->conn = NULL;
+	}
+	if (l->dialing != NULL) {
+		/* We were dialling while the peer dialled us: stop. */
+		l->dialing->link = NULL;
+		conn_free(l->dialing);
+		l->dialing = NULL;
+	}
+	evtimer_del(l->ev_retry);
+	l->conn = c;
+	c->state = CONN_UP;
+	c->up_since = vnetd_now_ms();
+	l->backoff_ms = LINK_BACKOFF_MIN;
+	l->c.connects++;
+
+	/* Silent for three of the peer's intervals: the link is down. */
+	tv.tv_sec = 3 * c->hello.keepalive;
+	tv.tv_usec = 0;
+	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	tv.tv_sec = d->keepalive;
+	c->ev_keepalive = event_new(d->base, -1, EV_PERSIST, keepalive_cb, c);
+	if (c->ev_keepalive != NULL)
+		event_add(c->ev_keepalive, &tv);
+	link_set_state(l, LINK_UP, c->peer);
+	return 0;
+}
+
+/* The connection c of link l is gone; l goes down and, if configured, redials. */
+static void
+link_conn_lost(struct link *l, struct conn *c, const char *why)
+{
+	if (l->dialing == c) {
+		l->dialing = NULL;
+		if (l->conn == NULL) {
+			link_set_state(l, LINK_IDLE, why);
+			link_schedule(l);
+		}
+		return;
+	}
+	if (l->conn != c)
+		return;
+	l->conn = NULL;
+	if (l->dialing != NULL)
+		return;		/* state stays CONNECTING */
+	link_set_state(l, LINK_IDLE, why);
+	if (l->configured)
+		link_schedule(l);
+	else
+		link_free(l);	/* an incoming link lives with its connection */
+}
+
+static void
+closing_writecb(struct bufferevent *bev, void *arg)
+{
+	conn_free(arg);
+}
+
+static void
+closing_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	conn_free(arg);
+}
+
+/*
+ * Closes a connection.  Detached first from its link (which may redial).  An
+ * established one is told why with a BYE, flushed within a second.
+ */
+static void
+conn_close(struct conn *c, const char *why, int bad)
+{
+	struct vnetd	*d = c->d;
+	struct link	*l = c->link;
+	struct timeval	 tv = { 1, 0 };
+	uint8_t		 buf[WIRE_HDR_LEN];
+	int		 was_up = c->state == CONN_UP;
+
+	if (bad)
+		d->stats.bad_messages++;
+	if (l != NULL) {
+		log_info("link %s: closing connection %s: %s", l->name,
+		    c->peer, why);
+		c->link = NULL;
+		link_conn_lost(l, c, why);
+	} else if (c->pending) {
+		log_info("connection from %s: closing: %s", c->peer, why);
+		conn_unpend(c);
+	}
+	if (c->ev_keepalive != NULL) {
+		event_free(c->ev_keepalive);
+		c->ev_keepalive = NULL;
+	}
+	if (!was_up || bad || c->state == CONN_CLOSING) {
+		c->state = CONN_CLOSING;
+		conn_free(c);
+		return;
+	}
+	c->state = CONN_CLOSING;
+	wire_empty_encode(buf, WIRE_BYE);
+	bufferevent_disable(c->bev, EV_READ);
+	bufferevent_write(c->bev, buf, sizeof(buf));
+	bufferevent_set_timeouts(c->bev, NULL, &tv);
+	bufferevent_setcb(c->bev, NULL, closing_writecb, closing_eventcb, c);
+}
+
+static int
+conn_hello(struct conn *c, const uint8_t *p, size_t n)
+{
+	struct vnetd	*d = c->d;
+	const char	*why;
+
+	if (wire_hello_decode(p, n, &c->hello, &why) == -1) {
+		log_warnx("%s: refused: %s", c->peer, why);
+		d->stats.refused++;
+		conn_close(c, why, 1);
+		return -1;
+	}
+	if (strcmp(c->hello.network, d->network) != 0) {
+		log_warnx("%s: refused: node %s is in network %s, not %s",
+		    c->peer, c->hello.node, c->hello.network, d->network);
+		d->stats.refused++;
+		conn_close(c, "other network", 1);
+		return -1;
+	}
+	if (strcmp(c->hello.node, d->node) == 0) {
+		log_warnx("%s: refused: peer has our own node name %s",
+		    c->peer, d->node);
+		d->stats.refused++;
+		conn_close(c, "same node name", 1);
+		return -1;
+	}
+	if (c->outgoing && strcmp(c->hello.node, c->link->name) != 0) {
+		log_warnx("link %s: refused: %s is node %s", c->link->name,
+		    c->peer, c->hello.node);
+		d->stats.refused++;
+		conn_close(c, "wrong node", 1);
+		return -1;
+	}
+	return conn_established(c);
+}
+
+static void
+conn_readcb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+	struct vnetd	*d = c->d;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	struct wire_hdr	 h;
+	struct wire_frame f;
+	struct link	*l;
+	uint8_t		 hb[WIRE_HDR_LEN];
+	const char	*why;
+	size_t		 avail;
+
+	for (;;) {
+		avail = evbuffer_get_length(in);
+		if (avail < WIRE_HDR_LEN)
+			return;
+		evbuffer_copyout(in, hb, sizeof(hb));
+		if (wire_hdr_decode(hb, sizeof(hb), &h, &why) == -1) {
+			log_warnx("%s: malformed message: %s", c->peer, why);
+			conn_close(c, why, 1);
+			return;
+		}
+		if (c->state != CONN_UP && h.type != WIRE_HELLO) {
+			log_warnx("%s: message before hello", c->peer);
+			conn_close(c, "message before hello", 1);
+			return;
+		}
+		if (c->state == CONN_UP && h.type == WIRE_HELLO) {
+			log_warnx("%s: second hello", c->peer);
+			conn_close(c, "second hello", 1);
+			return;
+		}
+		if (avail < WIRE_HDR_LEN + h.len)
+			return;
+		evbuffer_drain(in, WIRE_HDR_LEN);
+		if (h.len > d->rxbuf_len) {	/* cannot happen: decode bounds it */
+			conn_close(c, "message too long", 1);
+			return;
+		}
+		evbuffer_remove(in, d->rxbuf, h.len);
+
+		switch (h.type) {
+		case WIRE_HELLO:
+			if (conn_hello(c, d->rxbuf, h.len) == -1)
+				return;
+			break;
+		case WIRE_KEEPALIVE:
+			break;
+		case WIRE_BYE:
+			conn_close(c, "peer said goodbye", 0);
+			return;
+		case WIRE_FRAME:
+			if (wire_frame_decode(d->rxbuf, h.len, &f, &why) == -1) {
+				log_warnx("%s: malformed frame: %s", c->peer,
+				    why);
+				conn_close(c, why, 1);
+				return;
+			}
+			l = c->link;
+			l->c.frames_in++;
+			l->c.bytes_in += f.len;
+			vnetd_forward(d, l->port, f.eth, f.len, h.hops,
+			    f.origin, f.seq);
+			/* Forwarding never closes this connection. */
+			break;
+		}
+	}
+}
+
+static void
+conn_eventcb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn	*c = arg;
+	char		 why[128];
+	int		 err = EVUTIL_SOCKET_ERROR();
+
+	if (what & BEV_EVENT_CONNECTED) {
+		set_nodelay(bufferevent_getfd(bev));
+		log_debug("link %s: connected to %s", c->link->name, c->peer);
+		link_set_state(c->link, LINK_HANDSHAKE, NULL);
+		conn_send_hello(c);
+		return;
+	}
+	if (what & BEV_EVENT_TIMEOUT)
+		snprintf(why, sizeof(why), "%s",
+		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
+	else if (what & BEV_EVENT_EOF)
+		snprintf(why, sizeof(why), "connection closed by peer");
+	else if (what & BEV_EVENT_ERROR) {
+		int dnserr = bufferevent_socket_get_dns_error(bev);
+
+		if (dnserr != 0)
+			snprintf(why, sizeof(why), "%s",
+			    evutil_gai_strerror(dnserr));
+		else
+			snprintf(why, sizeof(why), "%s",
+			    evutil_socket_error_to_string(err));
+	} else
+		snprintf(why, sizeof(why), "event 0x%x", what);
+	conn_close(c, why, 0);
+}
+
+void
+conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
+{
+	struct conn	*c;
+	char		 host[INET6_ADDRSTRLEN];
+	uint16_t	 port = 0;
+
+	host[0] = '\0';
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		port = ntohs(sin->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+		port = ntohs(sin6->sin6_port);
+	}
+	set_nodelay(fd);
+	if ((c = conn_new(d, fd, 0)) == NULL) {
+		log_warn("accept");
+		evutil_closesocket(fd);
+		return;
+	}
+	snprintf(c->peer, sizeof(c->peer), sa->sa_family == AF_INET6 ?
+	    "[%s]:%u" : "%s:%u", host, port);
+	TAILQ_INSERT_TAIL(&d->pending, c, entry);
+	c->pending = 1;
+	log_debug("connection from %s", c->peer);
+	conn_send_hello(c);
+}
+
+void
+link_send(struct link *l, const uint8_t *eth, size_t len, uint8_t hops,
+    uint32_t origin, uint32_t seq)
+{
+	struct evbuffer	*out;
+	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
+
+	out = bufferevent_get_output(l->conn->bev);
+	if (evbuffer_get_length(out) + len > l->queue_max) {
+		l->c.drops++;
+		return;
+	}
+	wire_frame_encode_prefix(pre, len, hops, origin, seq);
+	evbuffer_add(out, pre, sizeof(pre));
+	evbuffer_add(out, eth, len);
+	l->c.frames_out++;
+	l->c.bytes_out += len;
+}

@@ -1,0 +1,120 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "log.h"
+
+/*
+ * Set once by log_init() before anything else runs and only read after:
+ * passing a context into every log call would buy nothing.
+ */
+static struct {
+	int	foreground;
+	int	verbose;
+	char	name[32];
+} logcfg = { 1, 0, "vnet" };
+
+void
+log_init(const char *progname, int foreground, int verbose)
+{
+	snprintf(logcfg.name, sizeof(logcfg.name), "%s", progname);
+	logcfg.foreground = foreground;
+	logcfg.verbose = verbose;
+	if (!foreground)
+		openlog(logcfg.name, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void
+log_setverbose(int verbose)
+{
+	logcfg.verbose = verbose;
+}
+
+static void
+vlog(int pri, const char *fmt, va_list ap, const char *suffix)
+{
+	char		 msg[1024];
+	struct timespec	 ts;
+	struct tm	 tm;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (logcfg.foreground) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		fprintf(stderr, "%02d:%02d:%02d.%03ld %s: %s%s%s\n",
+		    tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+		    logcfg.name, msg, suffix ? ": " : "", suffix ? suffix : "");
+	} else
+		syslog(pri, "%s%s%s", msg, suffix ? ": " : "",
+		    suffix ? suffix : "");
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, strerror(saved));
+	va_end(ap);
+	errno = saved;
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (logcfg.verbose < 1)
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, fmt, ap, strerror(saved));
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, fmt, ap, NULL);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,96 @@
+/* vnetctl: sends one statement to a running vnetd and prints the answer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
+	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
+	    "       del-interface, learn, keepalive, show links|routes|"
+	    "interfaces|macs|stats|config\n");
+	exit(1);
+}
+
+/* Joins the words into one request line, quoting where the parser needs it. */
+static int
+join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t	 o = 0;
+	int	 i;
+	const char *p;
+
+	for (i = 0; i < argc; i++) {
+		int quote = argv[i][0] == '\0' ||
+		    strpbrk(argv[i], " \t#\"\\") != NULL;
+
+		if (i > 0 && o < len)
+			buf[o++] = ' ';
+		if (quote && o < len)
+			buf[o++] = '"';
+		for (p = argv[i]; *p != '\0' && o < len; p++) {
+			if (*p == '\n' || *p == '\r')
+				return -1;
+			if (quote && (*p == '"' || *p == '\\') && o < len)
+				buf[o++] = '\\';
+			if (o < len)
+				buf[o++] = *p;
+		}
+		if (quote && o < len)
+			buf[o++] = '"';
+	}
+	if (o >= len)
+		return -1;
+	buf[o] = '\0';
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*sock = VNETD_SOCKET;
+	char		 req[CTL_REQUEST_MAX], err[512];
+	int		 ch, tabular = 0, fd, r;
+
+	while ((ch = getopt(argc, argv, "s:th")) != -1) {
+		switch (ch) {
+		case 's':
+			sock = optarg;
+			break;
+		case 't':
+			tabular = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	if (join_args(argc, argv, req, sizeof(req)) == -1) {
+		fprintf(stderr, "vnetctl: request too long or contains a "
+		    "line break\n");
+		return 1;
+	}
+	if ((fd = ctl_connect(sock)) == -1) {
+		fprintf(stderr, "vnetctl: %s: %s\n", sock, strerror(errno));
+		return 1;
+	}
+	r = ctl_request(fd, req, stdout, tabular, err, sizeof(err));
+	close(fd);
+	if (fflush(stdout) == EOF) {
+		fprintf(stderr, "vnetctl: stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	if (r != 0) {
+		fprintf(stderr, "vnetctl: %s\n", err);
+		return 1;
+	}
+	return 0;
+}

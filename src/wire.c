@@ -1,0 +1,202 @@
+#include <string.h>
+
+#include "buf.h"
+#include "stmt.h"
+#include "wire.h"
+
+static const uint8_t wire_magic[4] = { 'V', 'N', 'E', 'T' };
+
+int
+wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
+    const char **why)
+{
+	struct rbuf	 b;
+	uint8_t		 reserved;
+
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u8(&b, &h->type) == -1 ||
+	    rbuf_get_u8(&b, &h->flags) == -1 ||
+	    rbuf_get_u8(&b, &h->hops) == -1 ||
+	    rbuf_get_u8(&b, &reserved) == -1 ||
+	    rbuf_get_u32(&b, &h->len) == -1) {
+		*why = "short header";
+		return -1;
+	}
+	if (reserved != 0 || h->flags != 0) {
+		*why = "reserved bits set";
+		return -1;
+	}
+	switch (h->type) {
+	case WIRE_HELLO:
+		if (h->len > WIRE_HELLO_MAX) {
+			*why = "oversized hello";
+			return -1;
+		}
+		break;
+	case WIRE_FRAME:
+		if (h->len < WIRE_FRAME_PREFIX + WIRE_FRAME_MIN) {
+			*why = "runt frame";
+			return -1;
+		}
+		if (h->len > WIRE_PAYLOAD_MAX) {
+			*why = "oversized frame";
+			return -1;
+		}
+		break;
+	case WIRE_KEEPALIVE:
+	case WIRE_BYE:
+		if (h->len != 0) {
+			*why = "payload on an empty message";
+			return -1;
+		}
+		break;
+	default:
+		*why = "unknown message type";
+		return -1;
+	}
+	return 0;
+}
+
+void
+wire_hdr_encode(uint8_t out[WIRE_HDR_LEN], const struct wire_hdr *h)
+{
+	out[0] = h->type;
+	out[1] = h->flags;
+	out[2] = h->hops;
+	out[3] = 0;
+	put_u32(out + 4, h->len);
+}
+
+static int
+get_name(struct rbuf *b, char *dst)
+{
+	uint8_t		 len;
+	const uint8_t	*p;
+
+	if (rbuf_get_u8(b, &len) == -1 || len == 0 || len > WIRE_NAME_MAX ||
+	    rbuf_get_ptr(b, len, &p) == -1)
+		return -1;
+	memcpy(dst, p, len);
+	dst[len] = '\0';
+	return stmt_valid_name(dst) ? 0 : -1;
+}
+
+int
+wire_hello_decode(const uint8_t *p, size_t n, struct wire_hello *h,
+    const char **why)
+{
+	struct rbuf	 b;
+	const uint8_t	*magic;
+
+	memset(h, 0, sizeof(*h));
+	rbuf_init(&b, p, n);
+	if (rbuf_get_ptr(&b, sizeof(wire_magic), &magic) == -1 ||
+	    memcmp(magic, wire_magic, sizeof(wire_magic)) != 0) {
+		*why = "not a vnet hello";
+		return -1;
+	}
+	if (rbuf_get_u16(&b, &h->version) == -1 ||
+	    rbuf_get_u16(&b, &h->caps) == -1 ||
+	    rbuf_get_u16(&b, &h->keepalive) == -1) {
+		*why = "short hello";
+		return -1;
+	}
+	/* The version comes first so that a newer peer is told why. */
+	if (h->version != WIRE_VERSION) {
+		*why = "unsupported protocol version";
+		return -1;
+	}
+	if (h->keepalive < 1 || h->keepalive > 3600) {
+		*why = "keepalive out of range";
+		return -1;
+	}
+	if (get_name(&b, h->node) == -1) {
+		*why = "bad node name";
+		return -1;
+	}
+	if (get_name(&b, h->network) == -1) {
+		*why = "bad network name";
+		return -1;
+	}
+	if (rbuf_left(&b) != 0) {
+		*why = "trailing bytes in hello";
+		return -1;
+	}
+	return 0;
+}
+
+size_t
+wire_hello_encode(uint8_t *out, size_t cap, const struct wire_hello *h)
+{
+	struct wire_hdr	 hdr;
+	size_t		 nl = strlen(h->node), wl = strlen(h->network);
+	size_t		 len = sizeof(wire_magic) + 6 + 1 + nl + 1 + wl;
+	uint8_t		*p;
+
+	if (nl > WIRE_NAME_MAX || wl > WIRE_NAME_MAX ||
+	    cap < WIRE_HDR_LEN + len)
+		return 0;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.type = WIRE_HELLO;
+	hdr.len = (uint32_t)len;
+	wire_hdr_encode(out, &hdr);
+	p = out + WIRE_HDR_LEN;
+	memcpy(p, wire_magic, sizeof(wire_magic));
+	p += sizeof(wire_magic);
+	put_u16(p, h->version);
+	put_u16(p + 2, h->caps);
+	put_u16(p + 4, h->keepalive);
+	p += 6;
+	*p++ = (uint8_t)nl;
+	memcpy(p, h->node, nl);
+	p += nl;
+	*p++ = (uint8_t)wl;
+	memcpy(p, h->network, wl);
+	return WIRE_HDR_LEN + len;
+}
+
+int
+wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
+    const char **why)
+{
+	struct rbuf	 b;
+
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u32(&b, &f->origin) == -1 ||
+	    rbuf_get_u32(&b, &f->seq) == -1) {
+		*why = "short frame";
+		return -1;
+	}
+	f->len = rbuf_left(&b);
+	if (f->len < WIRE_FRAME_MIN || f->len > WIRE_FRAME_MAX) {
+		*why = "frame length out of range";
+		return -1;
+	}
+	(void)rbuf_get_ptr(&b, f->len, &f->eth);
+	return 0;
+}
+
+void
+wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
+    uint32_t origin, uint32_t seq)
+{
+	struct wire_hdr	 hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.type = WIRE_FRAME;
+	hdr.hops = hops;
+	hdr.len = (uint32_t)(WIRE_FRAME_PREFIX + framelen);
+	wire_hdr_encode(out, &hdr);
+	put_u32(out + WIRE_HDR_LEN, origin);
+	put_u32(out + WIRE_HDR_LEN + 4, seq);
+}
+
+void
+wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type)
+{
+	struct wire_hdr	 hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.type = (uint8_t)type;
+	wire_hdr_encode(out, &hdr);
+}
