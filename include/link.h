@@ -40,6 +40,7 @@ struct link;
 #define LINK_BACKOFF_MIN	1000			/* ms */
 #define LINK_BACKOFF_MAX	30000			/* ms */
 #define LINK_HANDSHAKE_TIMEOUT	10			/* s */
+#define LINK_CHUNK		(128 * 1024)		/* queue chain size */
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -88,6 +89,7 @@ struct link {
 	struct event		*ev_retry;
 	unsigned int		 backoff_ms;
 	size_t			 queue_max;
+	size_t			 room;		/* in the queue's last chain */
 	struct fwd_port		*port;
 	struct link_counters	 c;
 };

@@ -644,9 +644,23 @@ link_send(struct link *l, const uint8_t *eth, size_t len, uint8_t hops,
 		l->c.drops++;
 		return;
 	}
+	/*
+	 * Left alone, evbuffer_add() grows the queue in chains of at most
+	 * 4 KiB: an allocation every frame or two.  Reserving room in large
+	 * chains makes that one allocation per LINK_CHUNK bytes.  room is
+	 * only an estimate (the writer frees drained chains), so a wrong
+	 * guess costs an allocation, never correctness.
+	 */
+	if (evbuffer_get_length(out) == 0)
+		l->room = 0;
+	if (l->room < sizeof(pre) + len) {
+		if (evbuffer_expand(out, LINK_CHUNK) == 0)
+			l->room = LINK_CHUNK;
+	}
 	wire_frame_encode_prefix(pre, len, hops, origin, seq);
 	evbuffer_add(out, pre, sizeof(pre));
 	evbuffer_add(out, eth, len);
+	l->room -= l->room >= sizeof(pre) + len ? sizeof(pre) + len : l->room;
 	l->c.frames_out++;
 	l->c.bytes_out += len;
 }
