@@ -59,6 +59,7 @@ struct vnetd {
 	struct listener_list	 listeners;
 	struct link_list	 links;
 	struct conn_list	 pending;	/* accepted, before their hello */
+	struct conn_list	 closing;	/* flushing a BYE */
 	struct iface_list	 ifaces;
 
 	struct event		*ev_tick;

@@ -57,13 +57,14 @@ enum conn_state {
 };
 
 struct conn {
-	TAILQ_ENTRY(conn)	 entry;		/* d->pending while pending */
+	TAILQ_ENTRY(conn)	 entry;		/* d->pending or d->closing */
 	struct vnetd		*d;
 	struct link		*link;		/* NULL while pending */
 	struct bufferevent	*bev;
 	enum conn_state		 state;
 	int			 outgoing;
 	int			 pending;	/* on d->pending */
+	int			 closing;	/* on d->closing */
 	char			 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
 	struct wire_hello	 hello;		/* the peer's, once received */
 	uint64_t		 up_since;	/* ms */

@@ -123,7 +123,7 @@ struct stmt_error {
  * -1 with *err filled for anything else.  Messages name what is wrong, e.g.
  * "unknown statement 'lnk'", "link: invalid port '0' (1..65535)",
  * "route: invalid MAC address 'zz:..'", "link: expected NAME HOST:PORT",
- * "learn: expected yes or no", "unexpected 'x' after end of statement".
+ * "learn: expected yes or no", "link: unexpected 'x'" (a token too many).
  */
 int	 stmt_parse(const char *line, struct stmt *st, struct stmt_error *err);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/listener.h>
@@ -63,6 +64,7 @@ vnetd_init(struct vnetd *d)
 	TAILQ_INIT(&d->listeners);
 	TAILQ_INIT(&d->links);
 	TAILQ_INIT(&d->pending);
+	TAILQ_INIT(&d->closing);
 	TAILQ_INIT(&d->ifaces);
 	default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
@@ -149,6 +151,12 @@ vnetd_free(struct vnetd *d)
 		conn_free(c);
 	while ((l = TAILQ_FIRST(&d->links)) != NULL)
 		link_free(l);
+	/* The BYEs just queued go out now, if the peers take them. */
+	while ((c = TAILQ_FIRST(&d->closing)) != NULL) {
+		evbuffer_write(bufferevent_get_output(c->bev),
+		    bufferevent_getfd(c->bev));
+		conn_free(c);
+	}
 	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);

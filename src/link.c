@@ -233,6 +233,10 @@ conn_unpend(struct conn *c)
 		TAILQ_REMOVE(&c->d->pending, c, entry);
 		c->pending = 0;
 	}
+	if (c->closing) {
+		TAILQ_REMOVE(&c->d->closing, c, entry);
+		c->closing = 0;
+	}
 }
 
 void
@@ -455,6 +459,8 @@ conn_close(struct conn *c, const char *why, int bad)
 		return;
 	}
 	c->state = CONN_CLOSING;
+	TAILQ_INSERT_TAIL(&d->closing, c, entry);
+	c->closing = 1;
 	wire_empty_encode(buf, WIRE_BYE);
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_write(c->bev, buf, sizeof(buf));

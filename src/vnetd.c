@@ -123,8 +123,10 @@ main(int argc, char **argv)
 		usage();
 
 	/* Errors are printed FILE:LINE: message, one a line. */
-	if (config_load(conffile, &cf, print_error, NULL) != 0)
+	if (config_load(conffile, &cf, print_error, NULL) != 0) {
+		config_clear(&cf);
 		return 1;
+	}
 	if (check) {
 		if (verbose)
 			fprintf(stderr, "%s: configuration OK\n", conffile);

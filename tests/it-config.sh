@@ -1,0 +1,179 @@
+#!/bin/bash
+#
+# The configuration and the control socket: `vnetd -n` accepts a valid
+# config and reports every bad line as FILE:LINE: message; `show config`
+# prints a config that checks and loads into the same state; a bad control
+# command fails cleanly and the daemon lives on; a stale socket is replaced;
+# a second daemon on a live socket is refused.  The first part needs no root.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_binaries
+
+G1=02:00:00:00:00:01
+GOOD=$TMPD/good.conf
+cat >"$GOOD" <<CONF
+# a host with everything in it
+node alpha
+network testnet
+listen *:$PORT
+keepalive 5
+learn yes
+interface guest tap vtap0
+link peer 10.66.0.9:$PORT
+route $G1 any link peer
+route not-$G1 any interface guest
+route any ff:ff:ff:ff:ff:ff interface guest
+CONF
+
+say "vnetd -n on a valid config"
+rc=0
+err=$("$VNETD" -n -f "$GOOD" 2>&1) || rc=$?
+((rc == 0)) || fail "vnetd -n rejected a valid config (exit $rc): $err"
+[[ -z $err ]] || fail "vnetd -n printed something for a valid config: $err"
+
+say "vnetd -n on a config with bad lines"
+BAD=$TMPD/bad.conf
+cat >"$BAD" <<'CONF'
+# line 1
+node alpha
+lnk foo 10.0.0.1:7870
+link x 10.0.0.1:0
+
+route any zz link x
+learn maybe
+keepalive 0
+link y
+CONF
+expected="$BAD:3: unknown statement 'lnk'
+$BAD:4: link: invalid port '0' (1..65535)
+$BAD:6: route: invalid MAC address 'zz'
+$BAD:7: learn: invalid value 'maybe' (expected yes or no)
+$BAD:8: keepalive: invalid seconds '0' (1..3600)
+$BAD:9: link: expected NAME HOST:PORT"
+rc=0
+out=$("$VNETD" -n -f "$BAD" 2>"$TMPD/bad.err") || rc=$?
+((rc == 1)) || fail "vnetd -n exited $rc on a bad config, not 1"
+[[ -z $out ]] || fail "vnetd -n printed on stdout: $out"
+got=$(cat "$TMPD/bad.err")
+[[ $got == "$expected" ]] || fail "vnetd -n reported:
+$got
+expected:
+$expected"
+
+require_root
+
+say "show config of a running daemon"
+node_add c1 1
+node_add c2 2
+vnetd_start_file c1 "$GOOD"
+vctl c1 show config >"$TMPD/shown.conf" || fail "show config failed"
+cat "$TMPD/shown.conf"
+# Every statement of the file is in the running state, in the same form.
+mapfile -t lines < <(grep -v '^#' "$GOOD")
+for line in "${lines[@]}"; do
+	grep -qxF "$line" "$TMPD/shown.conf" || fail "show config lacks '$line'"
+done
+grep -qxF "control ${D_SOCK[c1]}" "$TMPD/shown.conf" || fail "show config lacks the control socket"
+rc=0
+err=$("$VNETD" -n -f "$TMPD/shown.conf" 2>&1) || rc=$?
+((rc == 0)) || fail "vnetd -n rejected the output of show config (exit $rc): $err"
+
+mode=$(stat -c %a "${D_SOCK[c1]}")
+[[ $mode == 600 ]] || fail "the control socket has mode $mode, not 600"
+
+say "a plain statement over vnetctl is the add- form"
+vctl c1 link other 10.66.0.8:$PORT || fail "vnetctl link other ... failed"
+[[ $(link_field c1 other peer) == "10.66.0.8:$PORT" ]] || fail "link other is not listed"
+vctl c1 del-link other || fail "del-link other failed"
+if link_field c1 other state >/dev/null 2>&1; then
+	fail "link other is still listed after del-link"
+fi
+
+say "bad control commands"
+c1pid=${D_PID[c1]}
+rc=0
+out=$(vctl c1 add-route any zz link x 2>"$TMPD/ctl.err") || rc=$?
+((rc == 1)) || fail "vnetctl add-route with a bad MAC exited $rc, not 1"
+[[ -z $out ]] || fail "vnetctl printed on stdout: $out"
+got=$(cat "$TMPD/ctl.err")
+[[ $got == "vnetctl: add-route: invalid MAC address 'zz'" ]] ||
+	fail "vnetctl's error was '$got'"
+vctl_daemon_ready c1 || fail "the daemon does not answer after a bad command"
+proc_running "$c1pid" || fail "the daemon died"
+
+# one_error WHAT: the last vnetctl failed with exit 1 and one line on stderr.
+one_error() {
+	((rc == 1)) || fail "$1 exited $rc, not 1"
+	if (($(wc -l <"$TMPD/ctl.err") != 1)) || ! grep -q '^vnetctl: ' "$TMPD/ctl.err"; then
+		fail "$1: the error is not one line: $(cat "$TMPD/ctl.err")"
+	fi
+	say "$1: $(cat "$TMPD/ctl.err")"
+}
+rc=0
+vctl c1 del-route any 02:00:00:00:00:99 link peer 2>"$TMPD/ctl.err" || rc=$?
+one_error "del-route of a route that does not exist"
+rc=0
+vctl c1 del-link nosuchlink 2>"$TMPD/ctl.err" || rc=$?
+one_error "del-link of a link that does not exist"
+rc=0
+vctl c1 show nonsense 2>"$TMPD/ctl.err" || rc=$?
+one_error "show nonsense"
+vctl_daemon_ready c1 || fail "the daemon does not answer after the bad commands"
+vctl c1 show config >"$TMPD/after.conf" || fail "show config failed"
+diff -u "$TMPD/shown.conf" "$TMPD/after.conf" || fail "the failed commands changed the state"
+
+say "SIGTERM: exit 0, socket removed"
+rc=0
+vnetd_stop c1 || rc=$?
+((rc == 0)) || fail "vnetd exited $rc on SIGTERM"
+[[ ! -e ${D_SOCK[c1]} ]] || fail "vnetd left its socket behind"
+
+say "show config loaded into a second daemon"
+# On the same socket path as the first: -s overrides `control`, and the
+# output must match line for line.
+vnetd_start_file c2 "$TMPD/shown.conf" "${D_SOCK[c1]}"
+vctl c2 show config >"$TMPD/shown2.conf" || fail "show config on the second daemon failed"
+diff -u "$TMPD/shown.conf" "$TMPD/shown2.conf" ||
+	fail "a daemon loaded from show config shows another config"
+
+say "a stale socket is replaced"
+c2pid=${D_PID[c2]}
+kill -KILL "$c2pid"
+# 2>/dev/null: bash reports "Killed" when it reaps the job.
+wait_for 10 proc_gone "$c2pid" 2>/dev/null || fail "vnetd did not die of SIGKILL"
+wait "$c2pid" 2>/dev/null || true
+[[ -S ${D_SOCK[c2]} ]] || fail "no socket left behind by the killed daemon"
+if vctl_ok "${D_SOCK[c2]}"; then
+	fail "a dead daemon's socket answers"
+fi
+vnetd_restart c2
+
+say "a second daemon on a live socket is refused"
+printf 'node other\n' >"$TMPD/other.conf"
+rc=0
+timeout 10 ip netns exec "$(ns c1)" "$VNETD" -F -f "$TMPD/other.conf" -s "${D_SOCK[c2]}" \
+	>"$TMPD/second.out" 2>&1 || rc=$?
+((rc == 1)) || fail "a second daemon on a live socket exited $rc, not 1: $(cat "$TMPD/second.out")"
+[[ -s $TMPD/second.out ]] || fail "the refused daemon said nothing"
+say "refused: $(head -n 1 "$TMPD/second.out")"
+vctl_daemon_ready c2 || fail "the first daemon stopped answering"
+vctl c2 show config | grep -qxF 'node alpha' || fail "the socket now leads to another daemon"
+
+say "peers of another network, or with our own name, are refused"
+node_add c3 3
+vnetd_start c3 "node beta
+network othernet
+link alpha $(addr c2):$PORT"
+wait_for 10 stat_at_least c2 refused 1 || fail "alpha did not refuse a peer of another network"
+link_not_up c3 alpha || fail "a link between two networks came up"
+grep -q 'refused.*network' "${D_LOG[c2]}" || fail "no log line says why the peer was refused"
+node_add c4 4
+vnetd_start c4 "node alpha
+network testnet
+link other $(addr c2):$PORT"
+wait_for 10 stat_at_least c2 refused 2 || fail "alpha did not refuse a peer named alpha"
+link_not_up c4 other || fail "a link to a peer with the same node name came up"
+n=$(vctl c2 -t show links | awk -F'\t' '$2 == "up"' | wc -l)
+((n == 0)) || fail "alpha has $n links up after refusing its peers"
+pass

@@ -1,0 +1,401 @@
+# shellcheck shell=bash
+#
+# Shared helpers for the integration tests, the demo and the benchmark.
+#
+# Every daemon runs in its own network namespace; the namespaces are joined
+# by an underlay (a "switch" namespace holding a Linux bridge, with a veth
+# into each daemon's namespace, addresses 10.66.0.N/24 that exist only inside
+# those namespaces).  A guest is a namespace into which the test moves a TAP
+# device that a daemon created; guests use 10.77.0.N/24 and the MAC
+# 02:00:00:00:00:NN.  All traffic stays inside namespaces the run made.
+#
+# Sourcing this file installs a trap (EXIT, and INT and TERM, which exit)
+# that stops every vnetd the script started and deletes every namespace it
+# made, and on failure prints the daemons' state and logs first.
+#
+# Environment: VNETD, VNETCTL (default: ../src relative to this file),
+# VNETD_FLAGS (default -v).  The sourcing script runs under set -euo pipefail.
+
+set -euo pipefail
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${VNETD:=$LIB_DIR/../src/vnetd}"
+: "${VNETCTL:=$LIB_DIR/../src/vnetctl}"
+VNETD_FLAGS=${VNETD_FLAGS--v}	# -v: debug logs, shown when a test fails
+TEST_NAME=$(basename "$0" .sh)
+
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vnet.XXXXXX")
+NSPFX="vn$$-$RANDOM-"		# namespace names unique to this run
+
+CREATED_NS=()			# namespaces to delete
+STARTED_PIDS=()			# every vnetd ever started (restarts too)
+EXTRA_PIDS=()			# other background processes (iperf3 servers, ...)
+declare -A D_PID=() D_NS=() D_SOCK=() D_CONF=() D_LOG=()
+declare -A NODE_ADDR=() G_NS=()
+SWITCH_NS=""
+
+say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+
+fail() {
+	printf '%s: FAIL: %s\n' "$TEST_NAME" "$*" >&2
+	exit 1
+}
+
+skip() {
+	printf '%s: SKIP: %s\n' "$TEST_NAME" "$*"
+	exit 77
+}
+
+# pass: the test's last step.  Every daemon still running must exit 0 on
+# SIGTERM (a sanitizer build exits non-zero on a leak or an error, too).
+pass() {
+	local name rc
+	for name in "${!D_PID[@]}"; do
+		proc_running "${D_PID[$name]}" || continue
+		rc=0
+		vnetd_stop "$name" || rc=$?
+		((rc == 0)) || fail "vnetd $name exited $rc on SIGTERM"
+		[[ ! -e ${D_SOCK[$name]} ]] || fail "vnetd $name left its socket behind"
+	done
+	say "PASS"
+	exit 0
+}
+
+proc_running() {
+	local st
+	[[ -r /proc/$1/stat ]] || return 1
+	read -r st </proc/"$1"/stat 2>/dev/null || return 1
+	st=${st##*) }
+	[[ ${st%% *} != Z ]]
+}
+
+proc_gone() { ! proc_running "$1"; }
+
+# wait_for TIMEOUT_SECONDS CMD...: runs CMD every 0.1 s until it succeeds
+# (returns 0) or TIMEOUT_SECONDS have passed (returns 1).  CMD's output is
+# discarded.  This is the only place that sleeps.
+wait_for() {
+	local timeout=$1 deadline now
+	shift
+	now=${EPOCHREALTIME/./}
+	deadline=$((now + timeout * 1000000))
+	while :; do
+		if "$@" >/dev/null 2>&1; then
+			return 0
+		fi
+		now=${EPOCHREALTIME/./}
+		((now < deadline)) || return 1
+		sleep 0.1
+	done
+}
+
+_dump_state() {
+	local name
+	for name in "${!D_PID[@]}"; do
+		proc_running "${D_PID[$name]}" || continue
+		echo "---- $name: show links / interfaces / routes / stats"
+		"$VNETCTL" -s "${D_SOCK[$name]}" show links 2>&1 || true
+		"$VNETCTL" -s "${D_SOCK[$name]}" show interfaces 2>&1 || true
+		"$VNETCTL" -s "${D_SOCK[$name]}" show routes 2>&1 || true
+		"$VNETCTL" -s "${D_SOCK[$name]}" show stats 2>&1 || true
+	done
+	for name in "${!D_LOG[@]}"; do
+		echo "---- $name: log (${D_LOG[$name]}, last 100 lines)"
+		tail -n 100 "${D_LOG[$name]}" 2>/dev/null || true
+	done
+}
+
+_stop_pid() {
+	local pid=$1
+	proc_running "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
+	kill -TERM "$pid" 2>/dev/null || true
+	if ! wait_for 5 proc_gone "$pid"; then
+		echo "$TEST_NAME: pid $pid ignored SIGTERM, killing it" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
+# The trap may fire inside a function whose output is redirected: report on
+# the script's own stdout and stderr, saved here.
+exec {LIB_STDOUT}>&1 {LIB_STDERR}>&2
+
+cleanup() {
+	local rc=$? pid ns
+	trap - EXIT INT TERM
+	set +e
+	exec 1>&"$LIB_STDOUT"
+	exec 2>&"$LIB_STDERR"
+	if ((rc != 0 && rc != 77)); then
+		echo "==== $TEST_NAME failed (exit $rc): daemon state and logs"
+		_dump_state
+	fi
+	for pid in "${STARTED_PIDS[@]}" "${EXTRA_PIDS[@]}"; do
+		_stop_pid "$pid"
+	done
+	for ns in "${CREATED_NS[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$TMPD"
+	exit "$rc"
+}
+# Cleanup runs on every exit; a signal exits with 128 + its number, so an
+# interrupted test never passes.
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+require_root() {
+	[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, TAP devices)"
+	[[ -c /dev/net/tun ]] || skip "/dev/net/tun is missing"
+	command -v ip >/dev/null || skip "ip (iproute2) is missing"
+	local probe="${NSPFX}probe"
+	ip netns add "$probe" >/dev/null 2>&1 || skip "ip netns is unusable"
+	ip netns del "$probe"
+	command -v ping >/dev/null || skip "ping is missing"
+}
+
+require_binaries() {
+	[[ -x $VNETD ]] || fail "vnetd not found at $VNETD (build it first)"
+	[[ -x $VNETCTL ]] || fail "vnetctl not found at $VNETCTL (build it first)"
+}
+
+# ns NAME: the real name of this run's namespace NAME.
+ns() { printf '%s%s' "$NSPFX" "$1"; }
+
+# mkns NAME: creates the namespace, loopback up, no IPv6 (its router
+# solicitations and MLD reports would add frames the counters do not expect).
+mkns() {
+	local n
+	n=$(ns "$1")
+	ip netns add "$n"
+	CREATED_NS+=("$n")
+	ip -n "$n" link set lo up
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+}
+
+# underlay_init: the switch namespace with bridge br0.
+underlay_init() {
+	mkns switch
+	SWITCH_NS=$(ns switch)
+	ip -n "$SWITCH_NS" link add br0 type bridge
+	ip -n "$SWITCH_NS" link set br0 up
+}
+
+# node_add NAME IDX: a namespace for a daemon, on the underlay as 10.66.0.IDX.
+node_add() {
+	local name=$1 idx=$2 n
+	[[ -n $SWITCH_NS ]] || underlay_init
+	mkns "$name"
+	n=$(ns "$name")
+	ip -n "$SWITCH_NS" link add "s$idx" type veth peer name u0 netns "$n"
+	ip -n "$SWITCH_NS" link set "s$idx" master br0 up
+	ip -n "$n" addr add "10.66.0.$idx/24" dev u0
+	ip -n "$n" link set u0 up
+	NODE_ADDR[$name]="10.66.0.$idx"
+}
+
+# addr NAME: the underlay address of node NAME.
+addr() { printf '%s' "${NODE_ADDR[$1]}"; }
+
+vctl_ok() { "$VNETCTL" -s "$1" show stats >/dev/null 2>&1; }
+
+# vnetd_start NAME CONFIG_TEXT: writes the config to $TMPD/NAME.conf and runs
+# vnetd in the foreground in namespace NAME (log in $TMPD/NAME.log); returns
+# once vnetctl gets an answer.  The daemon's control socket is $TMPD/NAME.sock.
+vnetd_start() {
+	local name=$1 conf=$TMPD/$1.conf
+	printf '%s\n' "$2" >"$conf"
+	vnetd_start_file "$name" "$conf"
+}
+
+# vnetd_start_file NAME CONF [SOCK]: the same with an existing config file
+# (and another control socket).
+vnetd_start_file() {
+	local name=$1 conf=$2 sock=${3:-$TMPD/$1.sock} log=$TMPD/$1.log pid
+	D_NS[$name]=$(ns "$name")
+	D_SOCK[$name]=$sock
+	D_CONF[$name]=$conf
+	D_LOG[$name]=$log
+	echo "==== $(date +%T.%N) start: vnetd -F -f $conf -s $sock" >>"$log"
+	# shellcheck disable=SC2086 # VNETD_FLAGS: words
+	ip netns exec "${D_NS[$name]}" "$VNETD" -F $VNETD_FLAGS -f "$conf" -s "$sock" \
+		>>"$log" 2>&1 {LIB_STDOUT}>&- {LIB_STDERR}>&- &
+	pid=$!
+	D_PID[$name]=$pid
+	STARTED_PIDS+=("$pid")
+	if ! wait_for 10 vctl_daemon_ready "$name"; then
+		proc_running "$pid" || fail "vnetd $name exited at start (log: $(tail -n 5 "$log"))"
+		fail "vnetd $name does not answer on $sock"
+	fi
+}
+
+# vnetd_restart NAME: starts daemon NAME again with its config and socket.
+vnetd_restart() {
+	vnetd_start_file "$1" "${D_CONF[$1]}" "${D_SOCK[$1]}"
+}
+
+vctl_daemon_ready() {
+	proc_running "${D_PID[$1]}" && vctl_ok "${D_SOCK[$1]}"
+}
+
+# vnetd_stop NAME: SIGTERM, wait (10 s) and reap; returns vnetd's exit status.
+vnetd_stop() {
+	local pid=${D_PID[$1]} rc=0
+	kill -TERM "$pid"
+	wait_for 10 proc_gone "$pid" || fail "vnetd $1 (pid $pid) did not exit on SIGTERM"
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# vctl NAME ARGS...: vnetctl against daemon NAME.
+vctl() {
+	local name=$1
+	shift
+	"$VNETCTL" -s "${D_SOCK[$name]}" "$@"
+}
+
+# link_field DAEMON LINK COLUMN: one column of `show links` for one link.
+# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops.
+link_field() {
+	local d=$1 link=$2 col=$3 i=0 idx=0 c
+	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops; do
+		i=$((i + 1))
+		[[ $c == "$col" ]] && idx=$i
+	done
+	((idx > 0)) || fail "link_field: no column '$col'"
+	vctl "$d" -t show links | awk -F'\t' -v n="$link" -v i="$idx" \
+		'$1 == n { print $i; found = 1; exit } END { exit !found }'
+}
+
+# link_up DAEMON LINK: the link's state is up.
+link_up() {
+	local st
+	st=$(link_field "$1" "$2" state) || return 1
+	[[ $st == up ]]
+}
+
+link_not_up() { ! link_up "$1" "$2"; }
+
+# wait_link_up DAEMON LINK [TIMEOUT]
+wait_link_up() {
+	wait_for "${3:-15}" link_up "$1" "$2" ||
+		fail "link $2 on $1 is not up (state: $(link_field "$1" "$2" state 2>&1 || true))"
+}
+
+# links_sum DAEMON COLUMN: a counter summed over all the daemon's links.
+links_sum() {
+	local col=$2 idx
+	case $col in
+	frames_in) idx=5 ;; bytes_in) idx=6 ;; frames_out) idx=7 ;;
+	bytes_out) idx=8 ;; drops) idx=9 ;; *) fail "links_sum: no column '$col'" ;;
+	esac
+	vctl "$1" -t show links | awk -F'\t' -v i="$idx" '{ s += $i } END { print s + 0 }'
+}
+
+# stat_value DAEMON NAME: one row of `show stats`.
+stat_value() {
+	vctl "$1" -t show stats | awk -F'\t' -v n="$2" \
+		'$1 == n { print $2; found = 1; exit } END { exit !found }'
+}
+
+# stat_at_least DAEMON NAME N: that row of `show stats` is N or more.
+stat_at_least() {
+	local v
+	v=$(stat_value "$1" "$2") || return 1
+	((v >= $3))
+}
+
+guest_mac() { printf '02:00:00:00:00:%02x' "$1"; }
+guest_ip() { printf '10.77.0.%d' "$1"; }
+
+# guest_add GUEST DAEMON DEV N: moves TAP device DEV, which vnetd DAEMON
+# created in its namespace, into a new namespace GUEST, with MAC guest_mac N
+# and address guest_ip N/24.
+guest_add() {
+	local guest=$1 d=$2 dev=$3 n=$4 gns
+	mkns "$guest"
+	gns=$(ns "$guest")
+	G_NS[$guest]=$gns
+	wait_for 10 ip -n "${D_NS[$d]}" link show "$dev" ||
+		fail "vnetd $d did not create TAP device $dev"
+	ip -n "${D_NS[$d]}" link set "$dev" netns "$gns"
+	ip -n "$gns" link set "$dev" address "$(guest_mac "$n")"
+	ip -n "$gns" link set "$dev" up
+	ip -n "$gns" addr add "$(guest_ip "$n")/24" dev "$dev"
+}
+
+# in_guest GUEST CMD...: runs CMD in the guest's namespace.
+in_guest() {
+	local guest=$1
+	shift
+	ip netns exec "${G_NS[$guest]}" "$@"
+}
+
+# gping GUEST IP: one ping, 1 s timeout; succeeds when the reply arrives.
+gping() {
+	in_guest "$1" ping -n -q -c 1 -W 1 "$2" >/dev/null 2>&1
+}
+
+# The star used by several tests and the demo: a proxy (10.66.0.1) and two
+# hosts (10.66.0.2, .3) that link to it, guest N behind host N's TAP vtap0.
+# Routes: the proxy sends each guest's MAC to that guest's host, broadcast to
+# both (a tie fans out, and never back where it came from); a host sends what
+# its guest sends to the proxy, and what comes from elsewhere to its guest.
+PORT=7870
+
+proxy_routes() {
+	printf 'route any %s link host1\n' "$(guest_mac 1)"
+	printf 'route any %s link host2\n' "$(guest_mac 2)"
+	printf 'route any ff:ff:ff:ff:ff:ff link host1\n'
+	printf 'route any ff:ff:ff:ff:ff:ff link host2\n'
+}
+
+# host_routes N
+host_routes() {
+	printf 'route %s any link proxy\n' "$(guest_mac "$1")"
+	printf 'route not-%s any interface guest\n' "$(guest_mac "$1")"
+}
+
+# proxy_conf with-routes|no-routes
+proxy_conf() {
+	printf 'node proxy\nlisten %s:%d\n' "$(addr proxy)" "$PORT"
+	[[ $1 == no-routes ]] || proxy_routes
+}
+
+# host_conf N with-routes|no-routes
+host_conf() {
+	printf 'node host%d\nlisten %s:%d\ninterface guest tap vtap0\nlink proxy %s:%d\n' \
+		"$1" "$(addr "host$1")" "$PORT" "$(addr proxy)" "$PORT"
+	[[ $2 == no-routes ]] || host_routes "$1"
+}
+
+# star_start with-routes|no-routes: namespaces, daemons, guests; returns
+# when the four link ends are up.
+star_start() {
+	node_add proxy 1
+	node_add host1 2
+	node_add host2 3
+	vnetd_start proxy "$(proxy_conf "$1")"
+	vnetd_start host1 "$(host_conf 1 "$1")"
+	vnetd_start host2 "$(host_conf 2 "$1")"
+	guest_add g1 host1 vtap0 1
+	guest_add g2 host2 vtap0 2
+	wait_link_up host1 proxy
+	wait_link_up host2 proxy
+	wait_link_up proxy host1
+	wait_link_up proxy host2
+}
+
+# add_statements DAEMON: sends each statement read from stdin with vnetctl,
+# in its add- form ("route ..." -> "add-route ...").
+add_statements() {
+	local kw rest
+	while read -r kw rest; do
+		[[ -n $kw ]] || continue
+		# shellcheck disable=SC2086 # the statement's words
+		vctl "$1" "add-$kw" $rest || fail "vnetctl $1 add-$kw $rest failed"
+	done
+}
