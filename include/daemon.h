@@ -18,6 +18,7 @@ struct evbuffer;
 struct fwd;
 struct fwd_port;
 struct control;
+struct vcc;
 
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
@@ -70,6 +71,9 @@ struct vnetd {
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
+
+	struct vcc		*vcc;		/* flow tracking, translation */
+	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 };
 
 /* Set defaults; 0 or -1. */
@@ -100,5 +104,6 @@ void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
 	    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
 
 uint64_t vnetd_now_ms(void);
+uint64_t vnetd_now_us(void);
 
 #endif

@@ -19,7 +19,12 @@
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
- *   show links|routes|interfaces|macs|stats|config
+ *   show links|routes|interfaces|macs|stats|config|flows|vcc
+ *   vcc IFACE ecn virtual                   (also add-vcc)
+ *   vcc share IFACE window BYTES
+ *   vcc class NAME [match tcp-port P[,P..]] [match src CIDR]
+ *       [match dst CIDR] [interface IFACE] [weight W] [rate RATE|none]
+ *   del-vcc IFACE ecn | del-vcc share IFACE | del-vcc class NAME
  *
  * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
  * NAME is 1..31 characters of [A-Za-z0-9._-] starting with a letter or digit.
@@ -27,6 +32,11 @@
  * ADDR:PORT and HOST:PORT: an IPv4 literal, a bracketed IPv6 literal or a host
  * name, then ':' and a decimal port 1..65535.  For listen, ADDR may also be
  * '*' (all addresses).
+ * For vcc: IFACE is an interface NAME other than "class" and "share"; BYTES
+ * is 1..2^30; W is 1..1000; RATE is a decimal number and a unit, bit, kbit,
+ * mbit or gbit (powers of 1000); CIDR is an IPv4 or IPv6 address with an
+ * optional /PREFIX.  A vcc class statement sets the attributes it names and
+ * keeps the others of an existing class of that name.
  */
 #ifndef VNET_STMT_H
 #define VNET_STMT_H
@@ -54,6 +64,7 @@ enum stmt_kind {
 	STMT_LINK,
 	STMT_ROUTE,
 	STMT_SHOW,
+	STMT_VCC,
 };
 
 enum stmt_op {
@@ -72,6 +83,45 @@ enum stmt_show {
 	STMT_SHOW_MACS,
 	STMT_SHOW_STATS,
 	STMT_SHOW_CONFIG,
+	STMT_SHOW_FLOWS,
+	STMT_SHOW_VCC,
+};
+
+/* What a vcc statement is about. */
+enum stmt_vcc {
+	STMT_VCC_ECN = 1,	/* vcc IFACE ecn virtual */
+	STMT_VCC_SHARE,		/* vcc share IFACE window BYTES */
+	STMT_VCC_CLASS,		/* vcc class NAME ... */
+};
+
+#define STMT_PORTS_MAX		16
+#define STMT_WEIGHT_MAX		1000
+#define STMT_WINDOW_MAX		(1U << 30)
+#define STMT_RATE_MAX		(1000ULL * 1000 * 1000 * 1000)	/* 1000gbit */
+
+/* An address prefix; family 0 when not given. */
+struct stmt_cidr {
+	int		family;		/* 4 or 6 */
+	uint8_t		addr[16];	/* host bits zero */
+	unsigned int	prefix;
+};
+
+/* The attributes a vcc class statement names (set says which). */
+#define STMT_VCLASS_PORTS	0x01
+#define STMT_VCLASS_SRC		0x02
+#define STMT_VCLASS_DST		0x04
+#define STMT_VCLASS_IFACE	0x08
+#define STMT_VCLASS_WEIGHT	0x10
+#define STMT_VCLASS_RATE	0x20
+
+struct stmt_vclass {
+	unsigned int	 set;
+	uint16_t	 ports[STMT_PORTS_MAX];
+	size_t		 nports;
+	struct stmt_cidr src, dst;
+	char		 iface[STMT_NAME_MAX + 1];
+	unsigned int	 weight;
+	uint64_t	 rate;		/* bit/s; 0 = no cap ("rate none") */
 };
 
 /* One side of a forwarding rule. */
@@ -110,6 +160,10 @@ struct stmt {
 	int			flag;			/* learn */
 	unsigned int		num;			/* keepalive */
 	enum stmt_show		show;			/* show */
+	/* vcc: name is the interface (ecn, share) or the class */
+	enum stmt_vcc		vcc;
+	uint64_t		window;			/* vcc share */
+	struct stmt_vclass	vclass;			/* vcc class */
 };
 
 struct stmt_error {
@@ -147,5 +201,13 @@ int	 stmt_equal(const struct stmt *a, const struct stmt *b);
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
+
+/* Formats a rate in the largest unit that divides it ("10mbit"). buf >= 32. */
+char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
+/* Formats ADDR/PREFIX.  buf >= 64. */
+char	*stmt_cidr_format(const struct stmt_cidr *, char *buf, size_t len);
+/* 1 when addr (4 or 16 bytes of family 4 or 6) lies in the prefix. */
+int	 stmt_cidr_match(const struct stmt_cidr *, int family,
+	    const uint8_t *addr);
 
 #endif

@@ -66,10 +66,12 @@ config_stmt_order(const struct stmt *st)
 		return 3;
 	case STMT_ROUTE:
 		return 4;
+	case STMT_VCC:
+		return 5;
 	case STMT_SHOW:
 		break;
 	}
-	return 5;
+	return 6;
 }
 
 /* What makes sense only for the whole file: each checked against earlier lines. */
@@ -137,6 +139,18 @@ config_check_line(struct config *cf, size_t i,
 			if (stmt_equal(&o->st, st)) {
 				report(errf, arg, cf->file, cl->line,
 				    "route: same as line %d", o->line);
+				return 1;
+			}
+			break;
+		case STMT_VCC:
+			/* A class may be given in parts; a policy only once. */
+			if (st->vcc != STMT_VCC_CLASS && o->st.vcc == st->vcc &&
+			    strcmp(o->st.name, st->name) == 0) {
+				report(errf, arg, cf->file, cl->line,
+				    "vcc %s%s%s: given twice",
+				    st->vcc == STMT_VCC_SHARE ? "share " : "",
+				    st->name,
+				    st->vcc == STMT_VCC_ECN ? " ecn" : "");
 				return 1;
 			}
 			break;

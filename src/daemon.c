@@ -2,6 +2,7 @@
 #include <sys/types.h>
 
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "iface.h"
 #include "link.h"
 #include "log.h"
+#include "vcc.h"
 #include "wire.h"
 
 uint64_t
@@ -35,6 +37,15 @@ vnetd_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+vnetd_now_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* The host name, cut to what a node name may hold. */
@@ -72,6 +83,9 @@ vnetd_init(struct vnetd *d)
 	d->origin = arc4random();
 	d->rxbuf_len = WIRE_PAYLOAD_MAX;
 	if ((d->rxbuf = malloc(d->rxbuf_len)) == NULL ||
+	    (d->txbuf = malloc(d->rxbuf_len)) == NULL ||
+	    (d->vcc = vcc_new(VCC_FLOWS_DEFAULT,
+	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
@@ -90,6 +104,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 	struct vnetd	*d = arg;
 
 	fwd_age(d->fwd, vnetd_now_ms());
+	vcc_expire(d->vcc, vnetd_now_us());
 }
 
 static void
@@ -173,6 +188,8 @@ vnetd_free(struct vnetd *d)
 	if (d->fwd != NULL)
 		fwd_free(d->fwd);
 	free(d->rxbuf);
+	free(d->txbuf);
+	vcc_free(d->vcc);
 }
 
 static void
@@ -376,6 +393,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return link_add(d, st, err, errlen);
 	case STMT_ROUTE:
 		return route_apply(d, st, err, errlen);
+	case STMT_VCC:
+		return vcc_apply(d->vcc, st, err, errlen);
 	case STMT_SHOW:
 		break;
 	}
@@ -506,6 +525,7 @@ static void
 show_stats(struct vnetd *d, struct evbuffer *out)
 {
 	struct fwd_stats fs;
+	struct vcc_stats vs;
 	struct link	*l;
 	struct iface	*ifc;
 	size_t		 links = 0, up = 0, ifaces = 0;
@@ -535,6 +555,27 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("links_up", up);
 	ROW("interfaces", ifaces);
 	ROW("routes", fwd_route_count(d->fwd));
+	vcc_get_stats(d->vcc, &vs);
+	ROW("tcp_flows", vcc_flow_count(d->vcc));
+	ROW("tcp_segments", vs.tcp);
+	ROW("tcp_untracked", vs.untracked);
+	ROW("tcp_truncated", vs.truncated);
+	ROW("tcp_malformed", vs.malformed);
+	ROW("tcp_bad_options", vs.bad_options);
+	ROW("flows_created", vs.flows_created);
+	ROW("flows_closed", vs.flows_closed);
+	ROW("flows_expired", vs.expired);
+	ROW("flows_evicted", vs.evictions);
+	ROW("vcc_rewritten", vs.rewritten);
+	ROW("vcc_win_lowered", vs.win_lowered);
+	ROW("vcc_syn_ecn", vs.syn_ecn);
+	ROW("vcc_ect_set", vs.ect_set);
+	ROW("vcc_cwr_set", vs.cwr_set);
+	ROW("vcc_ece_cleared", vs.ece_cleared);
+	ROW("vcc_ece_set", vs.ece_set);
+	ROW("vcc_ce_seen", vs.ce_seen);
+	ROW("vcc_ecn_cleared", vs.ecn_cleared);
+	ROW("vcc_cuts", vs.cuts);
 #undef ROW
 }
 
@@ -560,6 +601,71 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	st.target = (enum stmt_target)fwd_port_kind(port);
 	snprintf(st.name, sizeof(st.name), "%s", fwd_port_name(port));
 	print_stmt(arg, &st);
+}
+
+static void
+config_vcc_cb(const struct stmt *st, void *arg)
+{
+	print_stmt(arg, st);
+}
+
+static void
+format_addr(int family, const uint8_t *a, uint16_t port, char *buf,
+    size_t len)
+{
+	char	 s[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(family == 4 ? AF_INET : AF_INET6, a, s, sizeof(s)) ==
+	    NULL)
+		snprintf(s, sizeof(s), "?");
+	snprintf(buf, len, family == 4 ? "%s:%u" : "[%s]:%u", s,
+	    (unsigned int)port);
+}
+
+static void
+show_flow_cb(const struct vcc_flow_info *fi, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 g[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
+	char		 target[24];
+
+	format_addr(fi->family, fi->gaddr, fi->gport, g, sizeof(g));
+	format_addr(fi->family, fi->raddr, fi->rport, r, sizeof(r));
+	if (fi->target == 0)
+		snprintf(target, sizeof(target), "-");
+	else
+		snprintf(target, sizeof(target), "%llu",
+		    (unsigned long long)fi->target);
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu.%03llu\t"
+	    "%lu\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%u/%u\t%s\t"
+	    "%llu\n", fi->iface, g, fi->guest_opened ? "->" : "<-", r,
+	    fi->state, fi->ecn,
+	    (unsigned long long)(fi->srtt_us / 1000),
+	    (unsigned long long)(fi->srtt_us % 1000),
+	    (unsigned long)fi->inflight, target,
+	    (unsigned long long)fi->rwnd, fi->active ? "yes" : "no",
+	    (unsigned long long)fi->ect, (unsigned long long)fi->ce,
+	    (unsigned long long)fi->ece, (unsigned long long)fi->cuts,
+	    (unsigned long long)fi->lowered,
+	    (unsigned int)fi->ws_guest, (unsigned int)fi->ws_remote, fi->cls,
+	    (unsigned long long)(fi->idle_us / 1000000));
+}
+
+static void
+show_vcc_cb(const struct vcc_if_info *ii, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 share[24];
+
+	if (ii->share == 0)
+		snprintf(share, sizeof(share), "-");
+	else
+		snprintf(share, sizeof(share), "%llu",
+		    (unsigned long long)ii->share);
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%zu\t%zu\t%llu\t%llu\n",
+	    ii->iface, ii->ecn_virtual ? "virtual" : "-", share, ii->flows,
+	    ii->active, (unsigned long long)ii->weight,
+	    (unsigned long long)ii->window);
 }
 
 static void
@@ -610,6 +716,7 @@ show_config(struct vnetd *d, struct evbuffer *out)
 	}
 #undef START
 	fwd_route_foreach(d->fwd, config_route_cb, out);
+	vcc_config_foreach(d->vcc, config_vcc_cb, out);
 }
 
 void
@@ -635,6 +742,17 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		break;
 	case STMT_SHOW_CONFIG:
 		show_config(d, out);
+		break;
+	case STMT_SHOW_FLOWS:
+		show_columns(out, "interface\tguest\tdir\tremote\tstate\tecn\t"
+		    "srtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\tece\t"
+		    "cuts\tlowered\twscale\tclass\tidle");
+		vcc_flow_foreach(d->vcc, vnetd_now_us(), show_flow_cb, out);
+		break;
+	case STMT_SHOW_VCC:
+		show_columns(out, "interface\tecn\tshare\tflows\tactive\t"
+		    "weight\twindow");
+		vcc_if_foreach(d->vcc, vnetd_now_us(), show_vcc_cb, out);
 		break;
 	}
 }

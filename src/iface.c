@@ -10,6 +10,7 @@
 #include "fwd.h"
 #include "iface.h"
 #include "log.h"
+#include "vcc.h"
 #include "wire.h"
 
 /* Frames read per wake-up before the loop serves others. */
@@ -58,6 +59,9 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 			continue;
 		ifc->c.frames_in++;
 		ifc->c.bytes_in += (uint64_t)n;
+		/* What the guest sends is translated in place. */
+		vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST, d->rxbuf,
+		    (size_t)n, d->rxbuf, 0, vnetd_now_us());
 		vnetd_forward(d, ifc->port, d->rxbuf, (size_t)n,
 		    WIRE_HOPS_DEFAULT, d->origin, d->seq++);
 	}
@@ -142,6 +146,12 @@ iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 void
 iface_send(struct iface *ifc, const uint8_t *eth, size_t len)
 {
+	struct vnetd	*d = ifc->d;
+
+	/* Other ports may get the same frame: a rewrite goes to a copy. */
+	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_TO_GUEST,
+	    eth, len, d->txbuf, 0, vnetd_now_us()) == VCC_REWRITTEN)
+		eth = d->txbuf;
 	if (ifc->ops->write(ifc, eth, len) == -1) {
 		ifc->c.drops++;
 		return;

@@ -18,8 +18,11 @@
 #include "ether.h"
 #include "stmt.h"
 
-/* The longest statement takes five tokens; one more shows what is extra. */
-#define TOKENS_MAX	8
+/*
+ * The longest statement (vcc class with every attribute) takes 18 tokens;
+ * any token past those is a repeated or unknown attribute, reported as such.
+ */
+#define TOKENS_MAX	24
 #define HOSTNAME_MAX	253
 #define LABEL_MAX	63
 /* A bad token is quoted in a message, cut so the message stays readable. */
@@ -67,11 +70,14 @@ static int	args_interface(struct parser *, struct stmt *);
 static int	args_link(struct parser *, struct stmt *);
 static int	args_route(struct parser *, struct stmt *);
 static int	args_show(struct parser *, struct stmt *);
+static int	args_vcc(struct parser *, struct stmt *);
 
-#define SHOW_USAGE	"links, routes, interfaces, macs, stats or config"
+#define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV]"
 #define LINK_USAGE	"NAME HOST:PORT"
+#define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
+#define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
 /*
  * The printer takes the first entry of a kind and op, so the plain form
@@ -110,6 +116,12 @@ static const struct keyword keywords[] = {
 	    args_route,	ROUTE_USAGE },
 	{ "show",	STMT_SHOW,	STMT_OP_SET,
 	    args_show,	SHOW_USAGE },
+	{ "vcc",	STMT_VCC,	STMT_OP_SET,
+	    args_vcc,	VCC_USAGE },
+	{ "add-vcc",	STMT_VCC,	STMT_OP_SET,
+	    args_vcc,	VCC_USAGE },
+	{ "del-vcc",	STMT_VCC,	STMT_OP_DEL,
+	    args_vcc,	DELVCC_USAGE },
 };
 
 static const struct word show_words[] = {
@@ -119,6 +131,8 @@ static const struct word show_words[] = {
 	{ "macs",	STMT_SHOW_MACS },
 	{ "stats",	STMT_SHOW_STATS },
 	{ "config",	STMT_SHOW_CONFIG },
+	{ "flows",	STMT_SHOW_FLOWS },
+	{ "vcc",	STMT_SHOW_VCC },
 };
 
 static const struct word target_words[] = {
@@ -686,6 +700,276 @@ args_show(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* A token that must be a given word, with the usage when it is missing. */
+static int
+word_arg(struct parser *p, int i, const char *word)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+
+	if ((t = arg(p, i)) == NULL)
+		return -1;
+	if (strcmp(t->s, word) != 0)
+		return fail(p, t->col, "expected '%s', not '%s'", word,
+		    show(b, t->s));
+	return 0;
+}
+
+/* An interface name for vcc: "class" and "share" are the other forms. */
+static int
+vcc_iface_arg(struct parser *p, int i, char name[STMT_NAME_MAX + 1])
+{
+	if (name_arg(p, i, name) == -1)
+		return -1;
+	if (strcmp(name, "class") == 0 || strcmp(name, "share") == 0)
+		return fail(p, p->tok[i].col, "expected NAME after '%s'", name);
+	return 0;
+}
+
+/* 1..2^64-1 decimal digits, capped at max. */
+static int
+parse_u64(const char *s, uint64_t max, uint64_t *v, const char **end)
+{
+	uint64_t	 n = 0;
+	const char	*q;
+
+	for (q = s; is_digit(*q); q++) {
+		if (n > (max - (uint64_t)(*q - '0')) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(*q - '0');
+	}
+	if (q == s)
+		return -1;
+	*v = n;
+	*end = q;
+	return 0;
+}
+
+static const struct {
+	const char	*unit;
+	uint64_t	 mult;
+} rate_units[] = {
+	{ "gbit",	1000ULL * 1000 * 1000 },
+	{ "mbit",	1000ULL * 1000 },
+	{ "kbit",	1000ULL },
+	{ "bit",	1 },
+};
+
+static int
+parse_rate(const char *s, uint64_t *bps)
+{
+	const char	*unit;
+	uint64_t	 n;
+	size_t		 i;
+
+	if (parse_u64(s, STMT_RATE_MAX, &n, &unit) == -1 || n == 0)
+		return -1;
+	for (i = 0; i < nitems(rate_units); i++) {
+		if (strcmp(unit, rate_units[i].unit) != 0)
+			continue;
+		if (n > STMT_RATE_MAX / rate_units[i].mult)
+			return -1;
+		*bps = n * rate_units[i].mult;
+		return 0;
+	}
+	return -1;
+}
+
+static int
+parse_cidr(const char *s, struct stmt_cidr *c)
+{
+	char		 a[INET6_ADDRSTRLEN + 1];
+	const char	*slash, *end;
+	uint64_t	 prefix;
+	size_t		 len, alen, i;
+	unsigned int	 max;
+
+	memset(c, 0, sizeof(*c));
+	slash = strchr(s, '/');
+	len = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	if (len == 0 || len >= sizeof(a))
+		return -1;
+	memcpy(a, s, len);
+	a[len] = '\0';
+	if (inet_pton(AF_INET, a, c->addr) == 1) {
+		c->family = 4;
+		max = 32;
+	} else if (inet_pton(AF_INET6, a, c->addr) == 1) {
+		c->family = 6;
+		max = 128;
+	} else
+		return -1;
+	c->prefix = max;
+	if (slash != NULL) {
+		if (parse_u64(slash + 1, max, &prefix, &end) == -1 ||
+		    *end != '\0')
+			return -1;
+		c->prefix = (unsigned int)prefix;
+	}
+	/* One form per prefix: host bits cleared. */
+	alen = max / 8;
+	for (i = 0; i < alen; i++) {
+		if (i * 8 >= c->prefix)
+			c->addr[i] = 0;
+		else if (i * 8 + 8 > c->prefix)
+			c->addr[i] &= (uint8_t)(0xff << (8 - (c->prefix - i * 8)));
+	}
+	return 0;
+}
+
+static int
+parse_ports(const char *s, struct stmt_vclass *vc)
+{
+	const char	*end;
+	uint64_t	 v;
+
+	vc->nports = 0;
+	for (;;) {
+		if (vc->nports == STMT_PORTS_MAX ||
+		    parse_u64(s, 65535, &v, &end) == -1 || v == 0)
+			return -1;
+		vc->ports[vc->nports++] = (uint16_t)v;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/* Marks an attribute given, once. */
+static int
+vclass_once(struct parser *p, struct stmt *st, const struct token *t,
+    unsigned int bit, const char *what)
+{
+	if (st->vclass.set & bit)
+		return fail(p, t->col, "%s given twice", what);
+	st->vclass.set |= bit;
+	return 0;
+}
+
+static int
+args_vclass(struct parser *p, struct stmt *st, int i)
+{
+	struct stmt_vclass	*vc = &st->vclass;
+	const struct token	*t, *v;
+	char			 b[SHOW_LEN];
+	uint64_t		 n;
+	const char		*end;
+
+	while (i < p->ntok) {
+		t = &p->tok[i];
+		if (strcmp(t->s, "match") == 0) {
+			if ((t = arg(p, i + 1)) == NULL ||
+			    (v = arg(p, i + 2)) == NULL)
+				return -1;
+			if (strcmp(t->s, "tcp-port") == 0) {
+				if (vclass_once(p, st, t, STMT_VCLASS_PORTS,
+				    "match tcp-port") == -1)
+					return -1;
+				if (parse_ports(v->s, vc) == -1)
+					return fail(p, v->col, "invalid port "
+					    "list '%s' (1..65535, up to %d, "
+					    "comma-separated)", show(b, v->s),
+					    STMT_PORTS_MAX);
+			} else if (strcmp(t->s, "src") == 0 ||
+			    strcmp(t->s, "dst") == 0) {
+				int src = t->s[0] == 's';
+
+				if (vclass_once(p, st, t, src ?
+				    STMT_VCLASS_SRC : STMT_VCLASS_DST, src ?
+				    "match src" : "match dst") == -1)
+					return -1;
+				if (parse_cidr(v->s, src ? &vc->src :
+				    &vc->dst) == -1)
+					return fail(p, v->col, "invalid address "
+					    "prefix '%s'", show(b, v->s));
+			} else
+				return fail(p, t->col, "unknown match '%s' "
+				    "(expected tcp-port, src or dst)",
+				    show(b, t->s));
+			i += 3;
+		} else if (strcmp(t->s, "interface") == 0) {
+			if (vclass_once(p, st, t, STMT_VCLASS_IFACE,
+			    "interface") == -1 ||
+			    name_arg(p, i + 1, vc->iface) == -1)
+				return -1;
+			i += 2;
+		} else if (strcmp(t->s, "weight") == 0) {
+			if (vclass_once(p, st, t, STMT_VCLASS_WEIGHT,
+			    "weight") == -1 || (v = arg(p, i + 1)) == NULL)
+				return -1;
+			if (parse_u64(v->s, STMT_WEIGHT_MAX, &n, &end) == -1 ||
+			    *end != '\0' || n == 0)
+				return fail(p, v->col, "invalid weight '%s' "
+				    "(1..%d)", show(b, v->s), STMT_WEIGHT_MAX);
+			vc->weight = (unsigned int)n;
+			i += 2;
+		} else if (strcmp(t->s, "rate") == 0) {
+			if (vclass_once(p, st, t, STMT_VCLASS_RATE,
+			    "rate") == -1 || (v = arg(p, i + 1)) == NULL)
+				return -1;
+			if (strcmp(v->s, "none") == 0)
+				vc->rate = 0;
+			else if (parse_rate(v->s, &vc->rate) == -1)
+				return fail(p, v->col, "invalid rate '%s' "
+				    "(e.g. 10mbit; bit, kbit, mbit, gbit; or "
+				    "none)", show(b, v->s));
+			i += 2;
+		} else
+			return fail(p, t->col, "unexpected '%s' (expected "
+			    "match, interface, weight or rate)",
+			    show(b, t->s));
+	}
+	return 0;
+}
+
+/*
+ * vcc IFACE ecn virtual | vcc share IFACE window BYTES | vcc class NAME ...
+ * and their del- forms: del-vcc IFACE ecn | share IFACE | class NAME.
+ */
+static int
+args_vcc(struct parser *p, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	const char		*rest;
+	int			 del = p->kw->op == STMT_OP_DEL;
+
+	if ((t = arg(p, 1)) == NULL)
+		return -1;
+	if (strcmp(t->s, "class") == 0) {
+		st->vcc = STMT_VCC_CLASS;
+		if (name_arg(p, 2, st->name) == -1)
+			return -1;
+		if (del)
+			return end(p, 3);
+		return args_vclass(p, st, 3);
+	}
+	if (strcmp(t->s, "share") == 0) {
+		st->vcc = STMT_VCC_SHARE;
+		if (vcc_iface_arg(p, 2, st->name) == -1)
+			return -1;
+		if (del)
+			return end(p, 3);
+		if (word_arg(p, 3, "window") == -1 || (t = arg(p, 4)) == NULL)
+			return -1;
+		if (parse_u64(t->s, STMT_WINDOW_MAX, &st->window, &rest) == -1 ||
+		    *rest != '\0' || st->window == 0)
+			return fail(p, t->col, "invalid window '%s' (1..%u "
+			    "bytes)", show(b, t->s), STMT_WINDOW_MAX);
+		return end(p, 5);
+	}
+	st->vcc = STMT_VCC_ECN;
+	if (vcc_iface_arg(p, 1, st->name) == -1 || word_arg(p, 2, "ecn") == -1)
+		return -1;
+	if (del)
+		return end(p, 3);
+	if (word_arg(p, 3, "virtual") == -1)
+		return -1;
+	return end(p, 4);
+}
+
 int
 stmt_parse(const char *line, struct stmt *st, struct stmt_error *err)
 {
@@ -753,6 +1037,104 @@ quote_path(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+char *
+stmt_rate_format(uint64_t bps, char *buf, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(rate_units); i++)
+		if (bps % rate_units[i].mult == 0 || rate_units[i].mult == 1) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)
+			    (bps / rate_units[i].mult), rate_units[i].unit);
+			break;
+		}
+	return buf;
+}
+
+char *
+stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
+{
+	char	 a[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(c->family == 4 ? AF_INET : AF_INET6, c->addr, a,
+	    sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, len, "%s/%u", a, c->prefix);
+	return buf;
+}
+
+int
+stmt_cidr_match(const struct stmt_cidr *c, int family, const uint8_t *addr)
+{
+	unsigned int	 full = c->prefix / 8, rest = c->prefix % 8;
+
+	if (c->family != family)
+		return 0;
+	if (memcmp(c->addr, addr, full) != 0)
+		return 0;
+	return rest == 0 ||
+	    ((c->addr[full] ^ addr[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+static int
+print_vcc(const struct stmt *st, const char *kw, char *buf, size_t len)
+{
+	const struct stmt_vclass *vc = &st->vclass;
+	char		 rate[32], cidr[64];
+	size_t		 o, i;
+
+	switch (st->vcc) {
+	case STMT_VCC_ECN:
+		return snprintf(buf, len, "%s %s ecn%s", kw, st->name,
+		    st->op == STMT_OP_DEL ? "" : " virtual");
+	case STMT_VCC_SHARE:
+		if (st->op == STMT_OP_DEL)
+			return snprintf(buf, len, "%s share %s", kw, st->name);
+		return snprintf(buf, len, "%s share %s window %llu", kw,
+		    st->name, (unsigned long long)st->window);
+	case STMT_VCC_CLASS:
+		break;
+	default:
+		return -1;
+	}
+	/* Builds in a local buffer so that a short buf still gets the length. */
+	{
+		char	 line[STMT_LINE_MAX];
+
+		o = (size_t)snprintf(line, sizeof(line), "%s class %s", kw,
+		    st->name);
+#define ADD(...) do {							\
+		if (o < sizeof(line))					\
+			o += (size_t)snprintf(line + o, sizeof(line) - o,	\
+			    __VA_ARGS__);					\
+	} while (0)
+		if (st->op == STMT_OP_SET) {
+			if (vc->set & STMT_VCLASS_PORTS) {
+				ADD(" match tcp-port ");
+				for (i = 0; i < vc->nports; i++)
+					ADD("%s%u", i ? "," : "",
+					    (unsigned int)vc->ports[i]);
+			}
+			if (vc->set & STMT_VCLASS_SRC)
+				ADD(" match src %s", stmt_cidr_format(&vc->src,
+				    cidr, sizeof(cidr)));
+			if (vc->set & STMT_VCLASS_DST)
+				ADD(" match dst %s", stmt_cidr_format(&vc->dst,
+				    cidr, sizeof(cidr)));
+			if (vc->set & STMT_VCLASS_IFACE)
+				ADD(" interface %s", vc->iface);
+			if (vc->set & STMT_VCLASS_WEIGHT)
+				ADD(" weight %u", vc->weight);
+			if (vc->set & STMT_VCLASS_RATE)
+				ADD(" rate %s", vc->rate == 0 ? "none" :
+				    stmt_rate_format(vc->rate, rate,
+				    sizeof(rate)));
+		}
+#undef ADD
+		return snprintf(buf, len, "%s", line);
+	}
+}
+
 int
 stmt_print(const struct stmt *st, char *buf, size_t len)
 {
@@ -760,6 +1142,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	char		 src[24], dst[24];
 	char		 path[2 * STMT_PATH_MAX + 3];
 	const char	*kw, *w;
+	int		 n;
 
 	if ((kw = keyword_word(st->kind, st->op)) == NULL)
 		goto bad;
@@ -802,6 +1185,10 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    st->show)) == NULL)
 			goto bad;
 		return snprintf(buf, len, "%s %s", kw, w);
+	case STMT_VCC:
+		if ((n = print_vcc(st, kw, buf, len)) < 0)
+			goto bad;
+		return n;
 	}
  bad:
 	if (len > 0)
@@ -864,6 +1251,42 @@ interface_dev(const struct stmt *st)
 	return st->dev[0] != '\0' ? st->dev : st->name;
 }
 
+static int
+cidr_equal(const struct stmt_cidr *a, const struct stmt_cidr *b)
+{
+	return a->family == b->family && a->prefix == b->prefix &&
+	    memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
+}
+
+static int
+vcc_equal(const struct stmt *a, const struct stmt *b)
+{
+	const struct stmt_vclass *x = &a->vclass, *y = &b->vclass;
+
+	if (a->vcc != b->vcc || strcmp(a->name, b->name) != 0)
+		return 0;
+	if (a->op == STMT_OP_DEL || a->vcc == STMT_VCC_ECN)
+		return 1;
+	if (a->vcc == STMT_VCC_SHARE)
+		return a->window == b->window;
+	if (x->set != y->set)
+		return 0;
+	if ((x->set & STMT_VCLASS_PORTS) && (x->nports != y->nports ||
+	    memcmp(x->ports, y->ports, x->nports * sizeof(x->ports[0])) != 0))
+		return 0;
+	if ((x->set & STMT_VCLASS_SRC) && !cidr_equal(&x->src, &y->src))
+		return 0;
+	if ((x->set & STMT_VCLASS_DST) && !cidr_equal(&x->dst, &y->dst))
+		return 0;
+	if ((x->set & STMT_VCLASS_IFACE) && strcmp(x->iface, y->iface) != 0)
+		return 0;
+	if ((x->set & STMT_VCLASS_WEIGHT) && x->weight != y->weight)
+		return 0;
+	if ((x->set & STMT_VCLASS_RATE) && x->rate != y->rate)
+		return 0;
+	return 1;
+}
+
 int
 stmt_equal(const struct stmt *a, const struct stmt *b)
 {
@@ -897,6 +1320,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		    a->target == b->target && strcmp(a->name, b->name) == 0;
 	case STMT_SHOW:
 		return a->show == b->show;
+	case STMT_VCC:
+		return vcc_equal(a, b);
 	}
 	return 0;
 }

@@ -12,8 +12,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
-	    "       del-interface, learn, keepalive, show links|routes|"
-	    "interfaces|macs|stats|config\n");
+	    "       del-interface, learn, keepalive, vcc, del-vcc,\n"
+	    "       show links|routes|interfaces|macs|stats|config|flows|vcc\n");
 	exit(1);
 }
 
