@@ -710,6 +710,8 @@ on_synack(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 			f->mss_remote = o->mss;
 			f->ts = f->ts && o->ts_set;
 			f->r_nxt = p->seq + 1;
+			if (p->ack == f->g_nxt)
+				f->g_una = p->ack;
 			f->state = ST_ESTABLISHED;
 			if (f->ecn == ECN_GUEST_ASKED)
 				f->ecn = ece ? ECN_NATIVE : ECN_OFF;
