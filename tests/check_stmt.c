@@ -458,7 +458,7 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links, routes, interfaces, macs, stats or config" },
+	    "show: expected links, routes, interfaces, macs, stats, config, flows or vcc" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
 	    "links, routes, interfaces, macs, stats or config)" },
 	{ "show Links",			6,
