@@ -460,10 +460,10 @@ static const struct {
 	{ "show",			5,
 	    "show: expected links, routes, interfaces, macs, stats, config, flows or vcc" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
-	    "links, routes, interfaces, macs, stats or config)" },
+	    "links, routes, interfaces, macs, stats, config, flows or vcc)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
-	    "links, routes, interfaces, macs, stats or config)" },
+	    "links, routes, interfaces, macs, stats, config, flows or vcc)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
