@@ -458,7 +458,8 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links, routes, interfaces, macs, stats, config, flows or vcc" },
+	    "show: expected links, routes, interfaces, macs, stats, config, "
+	    "flows or vcc" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
 	    "links, routes, interfaces, macs, stats, config, flows or vcc)" },
 	{ "show Links",			6,
