@@ -47,26 +47,6 @@ gso_is_plain(const struct gso_hdr *h)
 	    !(h->flags & GSO_F_NEEDS_CSUM);
 }
 
-static uint32_t
-sum16(uint32_t sum, const uint8_t *p, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 int
 gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 {
@@ -77,7 +57,7 @@ gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 	if ((size_t)h->csum_start + h->csum_offset + 2 > len)
 		return -1;
 	/* The field holds the pseudo-header sum: summing over it adds it in. */
-	c = (uint16_t)~fold(sum16(0, frame + h->csum_start,
+	c = (uint16_t)~pkt_csum_fold(pkt_csum_add(0, frame + h->csum_start,
 	    len - h->csum_start));
 	/* A zero TCP checksum is legal; for UDP 0 means none: send ffff. */
 	if (c == 0)
@@ -86,28 +66,12 @@ gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 	return 0;
 }
 
-/* TCP checksum of one segment, from scratch. */
-static void
-seg_tcp_csum(uint8_t *f, const struct pkt *p, size_t seglen)
-{
-	uint8_t		*th = f + p->l4off;
-	size_t		 tlen = seglen - p->l4off, alen = p->ipver == 4 ? 4 : 16;
-	uint32_t	 sum;
-
-	th[16] = th[17] = 0;
-	sum = sum16(0, f + p->l3off + (p->ipver == 4 ? 12 : 8), 2 * alen);
-	sum += (uint32_t)(tlen >> 16) + (uint32_t)(tlen & 0xffff);
-	sum += PKT_PROTO_TCP;
-	sum = sum16(sum, th, tlen);
-	put_u16(th + 16, (uint16_t)~fold(sum));
-}
-
 int
 gso_segment(const struct gso_hdr *h, uint8_t *frame, size_t len,
     uint8_t *buf, size_t buflen,
     void (*cb)(const uint8_t *, size_t, void *), void *arg)
 {
-	struct pkt	 p;
+	struct pkt	 p, sp;
 	uint8_t		 type = h->gso_type & ~GSO_ECN, flags;
 	size_t		 hlen, off, chunk, seglen, n = 0;
 	uint32_t	 seq;
@@ -148,18 +112,17 @@ gso_segment(const struct gso_hdr *h, uint8_t *frame, size_t len,
 		buf[p.l4off + 13] = flags;
 		put_u32(buf + p.l4off + 4, seq);
 		if (p.ipver == 4) {
-			uint8_t *ip = buf + p.l3off;
-			uint32_t s;
-
-			put_u16(ip + 2, (uint16_t)(seglen - p.l3off));
-			put_u16(ip + 4, (uint16_t)(id + n));
-			ip[10] = ip[11] = 0;
-			s = sum16(0, ip, p.l3hlen);
-			put_u16(ip + 10, (uint16_t)~fold(s));
+			put_u16(buf + p.l3off + 2, (uint16_t)(seglen - p.l3off));
+			put_u16(buf + p.l3off + 4, (uint16_t)(id + n));
 		} else
 			put_u16(buf + p.l3off + 4,
 			    (uint16_t)(seglen - p.l3off - 40));
-		seg_tcp_csum(buf, &p, seglen);
+		/* The segment parses like the frame it came from. */
+		if (pkt_parse(&sp, buf, seglen) != PKT_OK)
+			return -1;
+		if (sp.ipver == 4)
+			put_u16(buf + p.l3off + 10, pkt_ipv4_csum(buf, &sp));
+		put_u16(buf + p.l4off + 16, pkt_tcp_csum(buf, &sp));
 		cb(buf, seglen, arg);
 		seq += (uint32_t)chunk;
 	}
