@@ -155,7 +155,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	log_init("vnetd", 1, verbose);
+	log_init("vnetd", foreground, verbose);
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
@@ -182,7 +182,6 @@ main(int argc, char **argv)
 
 	if (!foreground) {
 		ready = daemonize();
-		log_init("vnetd", 0, verbose);
 		/* The event base must learn that it is in a new process. */
 		if (event_reinit(d.base) == -1)
 			fatalx("event_reinit");
