@@ -125,7 +125,9 @@ diff <(grep -v '^#' "$TMPD/cwd/saved.conf") <(vctl proxy show config) || fail "t
 vctl proxy save || fail "save to the configuration file failed"
 grep -qxF 'route any 02:00:00:00:00:77 link host1' "$conf" || fail "save did not write the configuration file"
 [[ -z $(vctl proxy reload) ]] || fail "reload after save changed something"
-ls -A "$TMPD" | grep -q '^\.proxy\.conf\.' && fail "save left a temporary file"
+for f in "$TMPD"/.proxy.conf.*; do
+	[[ ! -e $f ]] || fail "save left a temporary file: $f"
+done
 rc=0
 vctl proxy save /nonexistent/dir/x.conf 2>"$TMPD/save.err" || rc=$?
 ((rc == 1)) || fail "save to a directory that does not exist exited $rc"
