@@ -14,19 +14,24 @@
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
  *   interface NAME tap [DEV]                (also add-interface)
+ *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
  *   del-interface NAME
  *   link NAME HOST:PORT                     (also add-link)
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
  *   show links|routes|interfaces|macs|stats|config
+ *   add-listen ADDR:PORT, del-listen ADDR:PORT
+ *   reload                                  (control socket only)
+ *   save [PATH]                             (control socket only)
  *
  * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
  * NAME is 1..31 characters of [A-Za-z0-9._-] starting with a letter or digit.
  * DEV is 1..15 characters of [A-Za-z0-9._-].
  * ADDR:PORT and HOST:PORT: an IPv4 literal, a bracketed IPv6 literal or a host
  * name, then ':' and a decimal port 1..65535.  For listen, ADDR may also be
- * '*' (all addresses).
+ * '*' (all addresses).  EXPR is a libpcap filter expression, quoted when it
+ * has blanks; promisc defaults to yes.  PATH (control, save) is absolute.
  */
 #ifndef VNET_STMT_H
 #define VNET_STMT_H
@@ -42,6 +47,7 @@
 #define STMT_PATH_MAX	1023
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
 #define STMT_ERR_MAX	160
+#define STMT_FILTER_MAX	1023	/* a pcap filter expression */
 
 enum stmt_kind {
 	STMT_NODE = 1,
@@ -54,6 +60,8 @@ enum stmt_kind {
 	STMT_LINK,
 	STMT_ROUTE,
 	STMT_SHOW,
+	STMT_RELOAD,
+	STMT_SAVE,
 };
 
 enum stmt_op {
@@ -63,6 +71,7 @@ enum stmt_op {
 
 enum stmt_iftype {
 	STMT_IF_TAP = 1,
+	STMT_IF_PCAP,
 };
 
 enum stmt_show {
@@ -104,12 +113,14 @@ struct stmt {
 	char			dev[STMT_DEV_MAX + 1];	/* interface; "" = name */
 	enum stmt_iftype	iftype;
 	struct stmt_hostport	addr;			/* listen, link */
-	char			path[STMT_PATH_MAX + 1];/* control */
+	char			path[STMT_PATH_MAX + 1];/* control, save */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
 	int			flag;			/* learn */
 	unsigned int		num;			/* keepalive */
 	enum stmt_show		show;			/* show */
+	int			promisc;		/* interface pcap */
+	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 };
 
 struct stmt_error {
