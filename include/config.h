@@ -35,4 +35,13 @@ void	 config_clear(struct config *);
  */
 int	 config_stmt_order(const struct stmt *);
 
+/*
+ * Replaces file with the len bytes of text, atomically: a new file in the
+ * same directory, flushed to disk, renamed over the old one, so that a
+ * reader sees the old file or the new one, never a part.  The new file keeps
+ * the old one's mode (0644 when there was none).  0, or -1 with a message.
+ */
+int	 config_write(const char *file, const void *text, size_t len,
+	    char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,8 @@
  *
  *   %columns NAME<TAB>NAME...   optional, first: the column names of a table
  *   ROW                         data rows, fields separated by TAB
+ *   %message TEXT               detail for a person, such as each error of
+ *                               a configuration file that reload refused
  *   %end                        success
  *   %error MESSAGE              failure, the request changed nothing
  *
@@ -26,11 +28,11 @@ int	 ctl_connect(const char *path);
 /*
  * Sends one request and reads its reply.  Rows go to out: with tabular == 0
  * tables are printed aligned under a header line, with tabular != 0 as the
- * raw tab-separated rows without a header.  Returns 0 on %end, 1 on %error
+ * raw tab-separated rows without a header.  %message lines go to msgout.  Returns 0 on %end, 1 on %error
  * (the message copied into err), -1 on a transport error (errno set, err
  * filled with a description).
  */
-int	 ctl_request(int fd, const char *request, FILE *out, int tabular,
-	    char *err, size_t errlen);
+int	 ctl_request(int fd, const char *request, FILE *out, FILE *msgout,
+	    int tabular, char *err, size_t errlen);
 
 #endif

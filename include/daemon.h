@@ -6,6 +6,7 @@
 #define VNET_DAEMON_H
 
 #include <sys/queue.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,10 @@ struct vnetd {
 
 	struct vnetd_stats	 stats;
 
+	/* Read again by reload; absolute, as the daemon changes directory. */
+	char			 config_file[PATH_MAX];
+	int			 control_fixed;	/* -s given: control is ignored */
+
 	struct vcc		*vcc;		/* flow tracking, translation */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 };
@@ -105,5 +110,25 @@ void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
 
 uint64_t vnetd_now_ms(void);
 uint64_t vnetd_now_us(void);
+
+/* The node name used when the configuration has no node statement. */
+void	 vnetd_default_node(char *buf, size_t len);
+
+/*
+ * Calls cb with every statement of the running state, in the order a
+ * configuration file lists them: node, network, control, keepalive, learn,
+ * listeners, interfaces, configured links, routes, vcc policies.  What
+ * `show config` prints and what reload compares a new configuration with.
+ */
+void	 vnetd_config(struct vnetd *,
+	    void (*cb)(const struct stmt *, void *), void *arg);
+
+/*
+ * Writes the running state as a configuration file, atomically (a new file
+ * renamed over the old one).  path "" means the file the daemon was started
+ * with.  0, or -1 with a message in err.
+ */
+int	 vnetd_save(struct vnetd *, const char *path, char *err,
+	    size_t errlen);
 
 #endif

@@ -1,7 +1,14 @@
 /*
  * Local interfaces: where guests' frames enter and leave the daemon.  The
  * generic part (naming, forwarding port, counters, event) is here; the
- * device itself sits behind iface_ops (TAP today).
+ * device itself sits behind iface_ops: TAP (tap.c) or a libpcap capture on
+ * an existing device (pcapif.c).
+ *
+ * An interface is up (its port carries frames) or down.  A backend with a
+ * present() op is watched once a second: when its device goes away, or a
+ * read fails, the interface goes down and its device is closed; while down,
+ * opening it again is tried once a second, and it comes back up with the
+ * device.  Without present(), a failed read leaves the interface down.
  */
 #ifndef VNET_IFACE_H
 #define VNET_IFACE_H
@@ -21,18 +28,33 @@ struct iface_ops {
 	const char	*type;
 	/* Opens the device; returns a pollable non-blocking fd or -1 (err). */
 	int		 (*open)(struct iface *, char *err, size_t errlen);
-	/* Reads one frame: length, 0 when nothing is pending, -1 on error. */
+	/* Reads one frame: length, 0 when nothing is pending, -1 on error
+	 * (not needed with dispatch). */
 	ssize_t		 (*read)(struct iface *, uint8_t *buf, size_t len);
 	/* Writes one frame: 0, or -1 (errno set) when it was dropped. */
 	int		 (*write)(struct iface *, const uint8_t *buf, size_t len);
 	void		 (*close)(struct iface *);
+	/*
+	 * Optional: reads up to max frames, handing each to iface_input();
+	 * returns how many, 0 when nothing is pending, -1 when the device
+	 * failed (a message in err).  When set, it is used instead of read.
+	 */
+	int		 (*dispatch)(struct iface *, int max, char *err,
+			    size_t errlen);
+	/*
+	 * Optional: 1 while the opened device is still there (and the same
+	 * device), 0 when it is gone.  Enables the watch and reopening.
+	 * open() then fails with errno ENODEV for a device that is missing.
+	 */
+	int		 (*present)(struct iface *);
 };
 
 struct iface_counters {
 	uint64_t	frames_in, bytes_in;
 	uint64_t	frames_out, bytes_out;
-	uint64_t	drops;		/* writes the device refused */
+	uint64_t	drops;		/* writes refused, frames too long */
 	uint64_t	read_errors;
+	uint64_t	looped;		/* captured frames we had injected */
 };
 
 struct iface {
@@ -47,6 +69,10 @@ struct iface {
 	struct event		*ev;
 	struct fwd_port		*port;
 	struct iface_counters	 c;
+	struct stmt		 conf;		/* the statement it was made from */
+	void			*softc;		/* the backend's state */
+	struct event		*ev_watch;	/* present() and reopening */
+	unsigned int		 open_failures;	/* in a row, while down */
 };
 
 struct iface	*iface_find(struct vnetd *, const char *name);
@@ -55,7 +81,13 @@ int		 iface_del(struct vnetd *, const char *name, char *err, size_t errlen);
 void		 iface_free(struct iface *);
 void		 iface_send(struct iface *, const uint8_t *eth, size_t len);
 const char	*iface_devname(const struct iface *);
+/* A frame read from the device: counts it and forwards it. */
+void		 iface_input(struct iface *, const uint8_t *eth, size_t len);
 
 extern const struct iface_ops tap_ops;
+extern const struct iface_ops pcapif_ops;
+
+/* Checks a pcap filter expression; 0, or -1 with a message in err. */
+int		 pcapif_filter_check(const char *expr, char *err, size_t errlen);
 
 #endif

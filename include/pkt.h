@@ -90,6 +90,9 @@ void		 pkt_tcp_set_flags(uint8_t *frame, struct pkt *, uint8_t flags,
 
 /* RFC 1624 incremental update of a checksum field for a 16-bit change. */
 uint16_t	 pkt_csum_update(uint16_t csum, uint16_t old, uint16_t new);
+/* One's-complement sum of n bytes (big-endian words) added to sum, and its fold. */
+uint32_t	 pkt_csum_add(uint32_t sum, const uint8_t *p, size_t n);
+uint16_t	 pkt_csum_fold(uint32_t sum);
 /* Full computations, for checks and tests. */
 uint16_t	 pkt_ipv4_csum(const uint8_t *frame, const struct pkt *);
 uint16_t	 pkt_tcp_csum(const uint8_t *frame, const struct pkt *);

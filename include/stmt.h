@@ -14,12 +14,16 @@
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
  *   interface NAME tap [DEV]                (also add-interface)
+ *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
  *   del-interface NAME
  *   link NAME HOST:PORT                     (also add-link)
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
  *   show links|routes|interfaces|macs|stats|config|flows|vcc
+ *   add-listen ADDR:PORT, del-listen ADDR:PORT
+ *   reload                                  (control socket only)
+ *   save [PATH]                             (control socket only)
  *   vcc IFACE ecn virtual                   (also add-vcc)
  *   vcc share IFACE window BYTES
  *   vcc class NAME [match tcp-port P[,P..]] [match src CIDR]
@@ -31,7 +35,8 @@
  * DEV is 1..15 characters of [A-Za-z0-9._-].
  * ADDR:PORT and HOST:PORT: an IPv4 literal, a bracketed IPv6 literal or a host
  * name, then ':' and a decimal port 1..65535.  For listen, ADDR may also be
- * '*' (all addresses).
+ * '*' (all addresses).  EXPR is a libpcap filter expression, quoted when it
+ * has blanks; promisc defaults to yes.  PATH (control, save) is absolute.
  * For vcc: IFACE is an interface NAME other than "class" and "share"; BYTES
  * is 1..2^30; W is 1..1000; RATE is a decimal number and a unit, bit, kbit,
  * mbit or gbit (powers of 1000); CIDR is an IPv4 or IPv6 address with an
@@ -52,6 +57,7 @@
 #define STMT_PATH_MAX	1023
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
 #define STMT_ERR_MAX	160
+#define STMT_FILTER_MAX	1023	/* a pcap filter expression */
 
 enum stmt_kind {
 	STMT_NODE = 1,
@@ -64,6 +70,8 @@ enum stmt_kind {
 	STMT_LINK,
 	STMT_ROUTE,
 	STMT_SHOW,
+	STMT_RELOAD,
+	STMT_SAVE,
 	STMT_VCC,
 };
 
@@ -74,6 +82,7 @@ enum stmt_op {
 
 enum stmt_iftype {
 	STMT_IF_TAP = 1,
+	STMT_IF_PCAP,
 };
 
 enum stmt_show {
@@ -154,12 +163,14 @@ struct stmt {
 	char			dev[STMT_DEV_MAX + 1];	/* interface; "" = name */
 	enum stmt_iftype	iftype;
 	struct stmt_hostport	addr;			/* listen, link */
-	char			path[STMT_PATH_MAX + 1];/* control */
+	char			path[STMT_PATH_MAX + 1];/* control, save */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
 	int			flag;			/* learn */
 	unsigned int		num;			/* keepalive */
 	enum stmt_show		show;			/* show */
+	int			promisc;		/* interface pcap */
+	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 	/* vcc: name is the interface (ecn, share) or the class */
 	enum stmt_vcc		vcc;
 	uint64_t		window;			/* vcc share */

@@ -1,10 +1,17 @@
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "iface.h"
 #include "stmt.h"
 
 static void report(void (*)(const char *, void *), void *, const char *, int,
@@ -69,6 +76,8 @@ config_stmt_order(const struct stmt *st)
 	case STMT_VCC:
 		return 5;
 	case STMT_SHOW:
+	case STMT_RELOAD:
+	case STMT_SAVE:
 		break;
 	}
 	return 6;
@@ -84,11 +93,20 @@ config_check_line(struct config *cf, size_t i,
 	const char			*kw = NULL;
 	size_t				 j;
 	char				 buf[STMT_HOST_MAX + 10];
+	char				 perr[256];
 
-	if (st->op == STMT_OP_DEL || st->kind == STMT_SHOW) {
+	if (st->op == STMT_OP_DEL || st->kind == STMT_SHOW ||
+	    st->kind == STMT_RELOAD || st->kind == STMT_SAVE) {
 		report(errf, arg, cf->file, cl->line,
 		    "'%s' is a command, not a configuration statement",
-		    st->kind == STMT_SHOW ? "show" : "del-");
+		    st->kind == STMT_SHOW ? "show" : st->kind == STMT_RELOAD ?
+		    "reload" : st->kind == STMT_SAVE ? "save" : "del-");
+		return 1;
+	}
+	if (st->kind == STMT_INTERFACE && st->filter[0] != '\0' &&
+	    pcapif_filter_check(st->filter, perr, sizeof(perr)) == -1) {
+		report(errf, arg, cf->file, cl->line, "interface %s: %s",
+		    st->name, perr);
 		return 1;
 	}
 	for (j = 0; j < i; j++) {
@@ -155,6 +173,8 @@ config_check_line(struct config *cf, size_t i,
 			}
 			break;
 		case STMT_SHOW:
+		case STMT_RELOAD:
+		case STMT_SAVE:
 			break;
 		}
 		if (kw != NULL) {
@@ -248,4 +268,68 @@ config_clear(struct config *cf)
 	free(cf->lines);
 	free(cf->file);
 	memset(cf, 0, sizeof(*cf));
+}
+
+int
+config_write(const char *file, const void *text, size_t len, char *err,
+    size_t errlen)
+{
+	char		 tmp[PATH_MAX], dir[PATH_MAX], base[PATH_MAX];
+	const char	*dname;
+	struct stat	 sb;
+	const char	*p = text;
+	mode_t		 mode = 0644;
+	ssize_t		 n;
+	int		 fd, dfd;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	snprintf(base, sizeof(base), "%s", file);
+	dname = dirname(dir);
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dname,
+	    basename(base)) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "save %s: path too long", file);
+		return -1;
+	}
+	if (stat(file, &sb) == 0) {
+		if (!S_ISREG(sb.st_mode)) {
+			snprintf(err, errlen, "save %s: not a regular file",
+			    file);
+			return -1;
+		}
+		mode = sb.st_mode & 07777;
+	}
+	if ((fd = mkstemp(tmp)) == -1) {
+		snprintf(err, errlen, "save %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, mode) == -1)
+		goto fail;
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) == -1 || close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, file) == -1)
+		goto fail;
+	/* The rename itself reaches the disk with the directory. */
+	if ((dfd = open(dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+ fail:
+	snprintf(err, errlen, "save %s: %s", file, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	unlink(tmp);
+	return -1;
 }

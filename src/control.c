@@ -17,6 +17,7 @@
 #include "ctl.h"
 #include "daemon.h"
 #include "log.h"
+#include "reload.h"
 #include "stmt.h"
 
 struct control {
@@ -46,6 +47,17 @@ reply_error(struct evbuffer *out, const char *msg)
 	evbuffer_add_printf(out, "%%error %s\n", msg);
 }
 
+/* Reload's report: changes as data rows, errors as %message lines. */
+static void
+reload_emit(int is_error, const char *line, void *arg)
+{
+	struct evbuffer	*out = arg;
+	size_t		 n = strcspn(line, "\r\n");
+
+	evbuffer_add_printf(out, "%s%.*s\n", is_error ? "%message " : "",
+	    (int)n, line);
+}
+
 static void
 control_request(struct control_conn *cc, const char *line)
 {
@@ -53,7 +65,7 @@ control_request(struct control_conn *cc, const char *line)
 	struct evbuffer		*out = bufferevent_get_output(cc->bev);
 	struct stmt		 st;
 	struct stmt_error	 perr;
-	char			 err[256];
+	char			 err[512];
 	int			 r;
 
 	r = stmt_parse(line, &st, &perr);
@@ -68,6 +80,18 @@ control_request(struct control_conn *cc, const char *line)
 	if (st.kind == STMT_SHOW) {
 		vnetd_show(d, st.show, out);
 		evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
+	if (st.kind == STMT_RELOAD || st.kind == STMT_SAVE) {
+		log_info("control: %s", line);
+		r = st.kind == STMT_RELOAD ?
+		    reload_run(d, reload_emit, out, err, sizeof(err)) :
+		    vnetd_save(d, st.path, err, sizeof(err));
+		if (r == -1) {
+			log_warnx("control: %s", err);
+			reply_error(out, err);
+		} else
+			evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
 	if (vnetd_apply(d, &st, 1, err, sizeof(err)) == -1) {

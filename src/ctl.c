@@ -163,8 +163,8 @@ table_clear(struct table *t)
 }
 
 int
-ctl_request(int fd, const char *request, FILE *out, int tabular, char *err,
-    size_t errlen)
+ctl_request(int fd, const char *request, FILE *out, FILE *msgout, int tabular,
+    char *err, size_t errlen)
 {
 	struct reader	*r;
 	struct table	 t;
@@ -187,6 +187,8 @@ ctl_request(int fd, const char *request, FILE *out, int tabular, char *err,
 			table = !tabular;
 			if (table && table_add(&t, line + 9) == -1)
 				break;
+		} else if (strncmp(line, "%message ", 9) == 0) {
+			fprintf(msgout, "%s\n", line + 9);
 		} else if (strcmp(line, "%end") == 0) {
 			ret = 0;
 			break;

@@ -20,6 +20,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "config.h"
 #include "control.h"
 #include "daemon.h"
 #include "ether.h"
@@ -27,6 +28,7 @@
 #include "iface.h"
 #include "link.h"
 #include "log.h"
+#include "reload.h"
 #include "vcc.h"
 #include "wire.h"
 
@@ -49,8 +51,8 @@ vnetd_now_us(void)
 }
 
 /* The host name, cut to what a node name may hold. */
-static void
-default_node(char *buf, size_t len)
+void
+vnetd_default_node(char *buf, size_t len)
 {
 	char	 host[256];
 	size_t	 i;
@@ -77,7 +79,7 @@ vnetd_init(struct vnetd *d)
 	TAILQ_INIT(&d->pending);
 	TAILQ_INIT(&d->closing);
 	TAILQ_INIT(&d->ifaces);
-	default_node(d->node, sizeof(d->node));
+	vnetd_default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
 	d->origin = arc4random();
@@ -111,7 +113,14 @@ static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct vnetd	*d = arg;
+	char		 err[512];
 
+	if (sig == SIGHUP) {
+		log_info("SIGHUP: reloading %s", d->config_file);
+		if (reload_run(d, NULL, NULL, err, sizeof(err)) == -1)
+			log_warnx("%s", err);
+		return;
+	}
 	log_info("signal %d: shutting down", (int)sig);
 	d->exit_code = 0;
 	event_base_loopbreak(d->base);
@@ -121,7 +130,7 @@ int
 vnetd_start(struct vnetd *d)
 {
 	struct timeval	 tv = { 1, 0 };
-	static const int sigs[] = { SIGTERM, SIGINT };
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	size_t		 i;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -317,6 +326,29 @@ listener_add(struct vnetd *d, const struct stmt_hostport *hp, char *err,
 }
 
 static int
+listener_del(struct vnetd *d, const struct stmt_hostport *hp, char *err,
+    size_t errlen)
+{
+	struct listener	*ls;
+	char		 what[STMT_HOST_MAX + 10];
+
+	stmt_hostport_format(hp, what, sizeof(what));
+	TAILQ_FOREACH(ls, &d->listeners, entry)
+		if (strcmp(ls->addr.host, hp->host) == 0 &&
+		    ls->addr.port == hp->port)
+			break;
+	if (ls == NULL) {
+		snprintf(err, errlen, "not listening on %s", what);
+		return -1;
+	}
+	/* Connections accepted on it stay: they are links of their own. */
+	TAILQ_REMOVE(&d->listeners, ls, entry);
+	listener_free(ls);
+	log_info("no longer listening on %s", what);
+	return 0;
+}
+
+static int
 route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 {
 	char	 s[24], t[24];
@@ -356,12 +388,15 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 {
 	static const char *const startup_only[] = {
 		[STMT_NODE] = "node", [STMT_NETWORK] = "network",
-		[STMT_LISTEN] = "listen", [STMT_CONTROL] = "control",
+		[STMT_CONTROL] = "control",
 	};
 
-	if (runtime && st->kind <= STMT_CONTROL) {
+	/* Links and the control socket are made with these: restart. */
+	if (runtime && (st->kind == STMT_NODE || st->kind == STMT_NETWORK ||
+	    st->kind == STMT_CONTROL)) {
 		snprintf(err, errlen, "%s: can only be set in the "
-		    "configuration file", startup_only[st->kind]);
+		    "configuration file (restart vnetd to change it)",
+		    startup_only[st->kind]);
 		return -1;
 	}
 	switch (st->kind) {
@@ -372,6 +407,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		snprintf(d->network, sizeof(d->network), "%s", st->name);
 		return 0;
 	case STMT_LISTEN:
+		if (st->op == STMT_OP_DEL)
+			return listener_del(d, &st->addr, err, errlen);
 		return listener_add(d, &st->addr, err, errlen);
 	case STMT_CONTROL:
 		snprintf(d->control_path, sizeof(d->control_path), "%s",
@@ -396,6 +433,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_VCC:
 		return vcc_apply(d->vcc, st, err, errlen);
 	case STMT_SHOW:
+	case STMT_RELOAD:
+	case STMT_SAVE:
 		break;
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
@@ -455,7 +494,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 	const char	*peer;
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops");
+	    "frames_out\tbytes_out\tdrops\tconnects");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		char addr[STMT_HOST_MAX + 10];
 
@@ -467,14 +506,15 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\n", l->name, link_state_name(l->state),
+		    "%llu\t%llu\t%llu\n", l->name, link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
 		    (unsigned long long)l->c.frames_in,
 		    (unsigned long long)l->c.bytes_in,
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
-		    (unsigned long long)l->c.drops);
+		    (unsigned long long)l->c.drops,
+		    (unsigned long long)l->c.connects);
 	}
 }
 
@@ -529,14 +569,17 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	struct link	*l;
 	struct iface	*ifc;
 	size_t		 links = 0, up = 0, ifaces = 0;
+	uint64_t	 looped = 0;
 
 	fwd_stats(d->fwd, &fs);
 	TAILQ_FOREACH(l, &d->links, entry) {
 		links++;
 		up += l->state == LINK_UP;
 	}
-	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
 		ifaces++;
+		looped += ifc->c.looped;
+	}
 	show_columns(out, "name\tvalue");
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 	ROW("frames_in", d->stats.frames_in);
@@ -555,6 +598,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("links_up", up);
 	ROW("interfaces", ifaces);
 	ROW("routes", fwd_route_count(d->fwd));
+	ROW("looped", looped);
 	vcc_get_stats(d->vcc, &vs);
 	ROW("tcp_flows", vcc_flow_count(d->vcc));
 	ROW("tcp_segments", vs.tcp);
@@ -579,20 +623,17 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 #undef ROW
 }
 
-static void
-print_stmt(struct evbuffer *out, const struct stmt *st)
-{
-	char	 buf[STMT_LINE_MAX];
-
-	stmt_print(st, buf, sizeof(buf));
-	evbuffer_add_printf(out, "%s\n", buf);
-}
+struct config_walk {
+	void		(*cb)(const struct stmt *, void *);
+	void		 *arg;
+};
 
 static void
 config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
     const struct fwd_port *port, void *arg)
 {
-	struct stmt	 st;
+	struct config_walk	*w = arg;
+	struct stmt		 st;
 
 	memset(&st, 0, sizeof(st));
 	st.kind = STMT_ROUTE;
@@ -600,13 +641,7 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	st.dst = *dst;
 	st.target = (enum stmt_target)fwd_port_kind(port);
 	snprintf(st.name, sizeof(st.name), "%s", fwd_port_name(port));
-	print_stmt(arg, &st);
-}
-
-static void
-config_vcc_cb(const struct stmt *st, void *arg)
-{
-	print_stmt(arg, st);
+	w->cb(&st, w->arg);
 }
 
 static void
@@ -668,55 +703,85 @@ show_vcc_cb(const struct vcc_if_info *ii, void *arg)
 	    (unsigned long long)ii->window);
 }
 
-static void
-show_config(struct vnetd *d, struct evbuffer *out)
+void
+vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
+    void *arg)
 {
-	struct stmt	 st;
-	struct listener	*ls;
-	struct iface	*ifc;
-	struct link	*l;
+	struct config_walk	 w = { cb, arg };
+	struct stmt		 st;
+	struct listener		*ls;
+	struct iface		*ifc;
+	struct link		*l;
 
 #define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
 	START(STMT_NODE);
 	snprintf(st.name, sizeof(st.name), "%s", d->node);
-	print_stmt(out, &st);
+	cb(&st, arg);
 	START(STMT_NETWORK);
 	snprintf(st.name, sizeof(st.name), "%s", d->network);
-	print_stmt(out, &st);
+	cb(&st, arg);
 	if (d->control_path[0] != '\0') {
 		START(STMT_CONTROL);
 		snprintf(st.path, sizeof(st.path), "%s", d->control_path);
-		print_stmt(out, &st);
+		cb(&st, arg);
 	}
 	START(STMT_KEEPALIVE);
 	st.num = d->keepalive;
-	print_stmt(out, &st);
+	cb(&st, arg);
 	START(STMT_LEARN);
 	st.flag = fwd_get_learn(d->fwd);
-	print_stmt(out, &st);
+	cb(&st, arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;
-		print_stmt(out, &st);
+		cb(&st, arg);
 	}
-	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
-		START(STMT_INTERFACE);
-		st.iftype = ifc->type;
-		snprintf(st.name, sizeof(st.name), "%s", ifc->name);
-		snprintf(st.dev, sizeof(st.dev), "%s", ifc->dev);
-		print_stmt(out, &st);
-	}
+	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+		cb(&ifc->conf, arg);
 	TAILQ_FOREACH(l, &d->links, entry) {
 		if (!l->configured)
 			continue;
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
 		st.addr = l->addr;
-		print_stmt(out, &st);
+		cb(&st, arg);
 	}
 #undef START
-	fwd_route_foreach(d->fwd, config_route_cb, out);
-	vcc_config_foreach(d->vcc, config_vcc_cb, out);
+	fwd_route_foreach(d->fwd, config_route_cb, &w);
+	vcc_config_foreach(d->vcc, cb, arg);
+}
+
+static void
+print_stmt(const struct stmt *st, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 buf[STMT_LINE_MAX];
+
+	stmt_print(st, buf, sizeof(buf));
+	evbuffer_add_printf(out, "%s\n", buf);
+}
+
+int
+vnetd_save(struct vnetd *d, const char *path, char *err, size_t errlen)
+{
+	struct evbuffer	*out;
+	int		 r;
+
+	if (path[0] == '\0')
+		path = d->config_file;
+	if ((out = evbuffer_new()) == NULL) {
+		snprintf(err, errlen, "save: out of memory");
+		return -1;
+	}
+	evbuffer_add_printf(out, "# The running state of vnetd node %s, "
+	    "written by save.\n", d->node);
+	vnetd_config(d, print_stmt, out);
+	r = config_write(path, evbuffer_pullup(out, -1),
+	    evbuffer_get_length(out), err, errlen);
+	evbuffer_free(out);
+	if (r == 0)
+		log_info("running state saved to %s", path);
+	return r;
 }
 
 void
@@ -741,7 +806,7 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		show_stats(d, out);
 		break;
 	case STMT_SHOW_CONFIG:
-		show_config(d, out);
+		vnetd_config(d, print_stmt, out);
 		break;
 	case STMT_SHOW_FLOWS:
 		show_columns(out, "interface\tguest\tdir\tremote\tstate\tecn\t"

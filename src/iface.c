@@ -33,14 +33,74 @@ iface_find(struct vnetd *d, const char *name)
 	return NULL;
 }
 
+void
+iface_input(struct iface *ifc, const uint8_t *eth, size_t len)
+{
+	struct vnetd	*d = ifc->d;
+
+	if (len < ETHER_HDR_LEN)
+		return;
+	ifc->c.frames_in++;
+	ifc->c.bytes_in += (uint64_t)len;
+	/*
+	 * What the guest sends is translated before forwarding; a rewrite
+	 * is made in rxbuf (in place when the frame is there already).
+	 */
+	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST,
+	    eth, len, d->rxbuf, 0, vnetd_now_us()) == VCC_REWRITTEN)
+		eth = d->rxbuf;
+	vnetd_forward(d, ifc->port, eth, len, WIRE_HOPS_DEFAULT, d->origin,
+	    d->seq++);
+}
+
+/* Closes the device; the port stops carrying frames. */
+static void
+iface_close_dev(struct iface *ifc)
+{
+	if (ifc->ev != NULL) {
+		event_free(ifc->ev);
+		ifc->ev = NULL;
+	}
+	if (ifc->port != NULL)
+		fwd_port_detach(ifc->port);
+	ifc->ops->close(ifc);
+	ifc->up = 0;
+}
+
+/* A failure of the device: the one transition from up to down. */
+static void
+iface_down(struct iface *ifc, const char *why)
+{
+	if (!ifc->up)
+		return;
+	iface_close_dev(ifc);
+	if (ifc->ops->present != NULL)
+		log_warnx("interface %s: %s, interface down; waiting for "
+		    "device %s to come back", ifc->name, why,
+		    iface_devname(ifc));
+	else
+		log_warnx("interface %s: %s, interface down", ifc->name, why);
+}
+
 static void
 iface_readcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
 	struct vnetd	*d = ifc->d;
+	char		 err[256], why[320];
 	ssize_t		 n;
 	int		 i;
 
+	if (ifc->ops->dispatch != NULL) {
+		if (ifc->ops->dispatch(ifc, IFACE_READ_BATCH, err,
+		    sizeof(err)) == -1) {
+			ifc->c.read_errors++;
+			snprintf(why, sizeof(why), "capture on %s failed: %s",
+			    iface_devname(ifc), err);
+			iface_down(ifc, why);
+		}
+		return;
+	}
 	for (i = 0; i < IFACE_READ_BATCH; i++) {
 		n = ifc->ops->read(ifc, d->rxbuf, d->rxbuf_len);
 		if (n == 0)
@@ -48,29 +108,71 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 		if (n < 0) {
 			/* The device is gone: stop, rather than spin on it. */
 			ifc->c.read_errors++;
-			log_warn("interface %s: read from %s, interface down",
-			    ifc->name, iface_devname(ifc));
-			event_del(ifc->ev);
-			fwd_port_detach(ifc->port);
-			ifc->up = 0;
+			snprintf(why, sizeof(why), "read from %s: %s",
+			    iface_devname(ifc), strerror(errno));
+			iface_down(ifc, why);
 			return;
 		}
-		if (n < ETHER_HDR_LEN)
-			continue;
-		ifc->c.frames_in++;
-		ifc->c.bytes_in += (uint64_t)n;
-		/* What the guest sends is translated in place. */
-		vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST, d->rxbuf,
-		    (size_t)n, d->rxbuf, 0, vnetd_now_us());
-		vnetd_forward(d, ifc->port, d->rxbuf, (size_t)n,
-		    WIRE_HOPS_DEFAULT, d->origin, d->seq++);
+		iface_input(ifc, d->rxbuf, (size_t)n);
 	}
+}
+
+/* Opens the device and puts the interface up; -1 with errno kept. */
+static int
+iface_open_dev(struct iface *ifc, char *err, size_t errlen)
+{
+	int	 saved;
+
+	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1)
+		return -1;
+	ifc->ev = event_new(ifc->d->base, ifc->fd, EV_READ | EV_PERSIST,
+	    iface_readcb, ifc);
+	if (ifc->ev == NULL || event_add(ifc->ev, NULL) == -1) {
+		saved = errno;
+		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
+		iface_close_dev(ifc);
+		errno = saved;
+		return -1;
+	}
+	fwd_port_attach(ifc->port, ifc);
+	ifc->up = 1;
+	return 0;
+}
+
+/*
+ * Once a second for backends that can lose their device: take the
+ * interface down when the device is gone, bring it up when it is back.
+ * A device that fails to open the same way every second is logged once.
+ */
+static void
+iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct iface	*ifc = arg;
+	char		 err[256];
+
+	if (ifc->up) {
+		if (!ifc->ops->present(ifc)) {
+			ifc->c.read_errors++;
+			iface_down(ifc, "device gone");
+		}
+		return;
+	}
+	if (iface_open_dev(ifc, err, sizeof(err)) == -1) {
+		if (errno != ENODEV && ifc->open_failures++ == 0)
+			log_warnx("interface %s: %s; trying again every "
+			    "second", ifc->name, err);
+		return;
+	}
+	ifc->open_failures = 0;
+	log_info("interface %s: device %s is back, interface up", ifc->name,
+	    iface_devname(ifc));
 }
 
 int
 iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 {
 	struct iface	*ifc, *o;
+	struct timeval	 tv = { 1, 0 };
 
 	if (iface_find(d, st->name) != NULL) {
 		snprintf(err, errlen, "interface %s already exists", st->name);
@@ -83,7 +185,9 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	ifc->d = d;
 	ifc->fd = -1;
 	ifc->type = st->iftype;
-	ifc->ops = &tap_ops;
+	ifc->ops = st->iftype == STMT_IF_PCAP ? &pcapif_ops : &tap_ops;
+	ifc->conf = *st;
+	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);
 	snprintf(ifc->dev, sizeof(ifc->dev), "%s", st->dev);
 	TAILQ_FOREACH(o, &d->ifaces, entry)
@@ -94,23 +198,34 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			free(ifc);
 			return -1;
 		}
-	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1) {
+	if ((ifc->port = fwd_port_ref(d->fwd, FWD_IFACE, ifc->name)) == NULL) {
+		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
 		free(ifc);
 		return -1;
 	}
-	ifc->ev = event_new(d->base, ifc->fd, EV_READ | EV_PERSIST,
-	    iface_readcb, ifc);
-	ifc->port = fwd_port_ref(d->fwd, FWD_IFACE, ifc->name);
-	if (ifc->ev == NULL || ifc->port == NULL || event_add(ifc->ev, NULL)) {
-		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
-		iface_free(ifc);
-		return -1;
+	if (ifc->ops->present != NULL) {
+		ifc->ev_watch = event_new(d->base, -1, EV_PERSIST,
+		    iface_watch_cb, ifc);
+		if (ifc->ev_watch == NULL ||
+		    event_add(ifc->ev_watch, &tv) == -1) {
+			snprintf(err, errlen, "interface %s: out of memory",
+			    ifc->name);
+			iface_free(ifc);
+			return -1;
+		}
 	}
-	fwd_port_attach(ifc->port, ifc);
-	ifc->up = 1;
+	if (iface_open_dev(ifc, err, errlen) == -1) {
+		/* A device that is not there yet may come: wait for it. */
+		if (ifc->ops->present == NULL || errno != ENODEV) {
+			iface_free(ifc);
+			return -1;
+		}
+		log_warnx("interface %s: %s; interface down until it appears",
+		    ifc->name, err);
+	}
 	TAILQ_INSERT_TAIL(&d->ifaces, ifc, entry);
-	log_info("interface %s: %s device %s", ifc->name, ifc->ops->type,
-	    iface_devname(ifc));
+	log_info("interface %s: %s device %s%s", ifc->name, ifc->ops->type,
+	    iface_devname(ifc), ifc->up ? "" : " (down)");
 	return 0;
 }
 
@@ -118,13 +233,11 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 void
 iface_free(struct iface *ifc)
 {
-	if (ifc->port != NULL) {
-		fwd_port_detach(ifc->port);
+	if (ifc->ev_watch != NULL)
+		event_free(ifc->ev_watch);
+	iface_close_dev(ifc);
+	if (ifc->port != NULL)
 		fwd_port_unref(ifc->d->fwd, ifc->port);
-	}
-	if (ifc->ev != NULL)
-		event_free(ifc->ev);
-	ifc->ops->close(ifc);
 	free(ifc);
 }
 
@@ -152,7 +265,7 @@ iface_send(struct iface *ifc, const uint8_t *eth, size_t len)
 	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_TO_GUEST,
 	    eth, len, d->txbuf, 0, vnetd_now_us()) == VCC_REWRITTEN)
 		eth = d->txbuf;
-	if (ifc->ops->write(ifc, eth, len) == -1) {
+	if (!ifc->up || ifc->ops->write(ifc, eth, len) == -1) {
 		ifc->c.drops++;
 		return;
 	}

@@ -41,6 +41,13 @@ vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 	struct tm	 tm;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/*
+	 * A daemon that cannot start says why where it was started, too: until
+	 * it detaches, standard error is still the terminal (after, /dev/null).
+	 */
+	if (!logcfg.foreground && pri == LOG_CRIT)
+		fprintf(stderr, "%s: %s%s%s\n", logcfg.name, msg,
+		    suffix ? ": " : "", suffix ? suffix : "");
 	if (logcfg.foreground) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		localtime_r(&ts.tv_sec, &tm);

@@ -293,8 +293,8 @@ pkt_tcp_set_flags(uint8_t *frame, struct pkt *p, uint8_t flags, int partial)
 	p->flags = flags;
 }
 
-static uint32_t
-sum_bytes(uint32_t sum, const uint8_t *p, size_t n)
+uint32_t
+pkt_csum_add(uint32_t sum, const uint8_t *p, size_t n)
 {
 	size_t	 i;
 
@@ -305,12 +305,12 @@ sum_bytes(uint32_t sum, const uint8_t *p, size_t n)
 	return sum;
 }
 
-static uint16_t
-fold(uint32_t sum)
+uint16_t
+pkt_csum_fold(uint32_t sum)
 {
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return (uint16_t)sum;
 }
 
 uint16_t
@@ -319,9 +319,9 @@ pkt_ipv4_csum(const uint8_t *frame, const struct pkt *p)
 	const uint8_t	*ip = frame + p->l3off;
 	uint32_t	 sum;
 
-	sum = sum_bytes(0, ip, 10);
-	sum = sum_bytes(sum, ip + 12, p->l3hlen - 12);
-	return fold(sum);
+	sum = pkt_csum_add(0, ip, 10);
+	sum = pkt_csum_add(sum, ip + 12, p->l3hlen - 12);
+	return (uint16_t)~pkt_csum_fold(sum);
 }
 
 uint16_t
@@ -331,11 +331,11 @@ pkt_tcp_csum(const uint8_t *frame, const struct pkt *p)
 	size_t		 len = p->l3end - p->l4off, alen = p->ipver == 4 ? 4 : 16;
 	uint32_t	 sum;
 
-	sum = sum_bytes(0, p->saddr, alen);
-	sum = sum_bytes(sum, p->daddr, alen);
+	sum = pkt_csum_add(0, p->saddr, alen);
+	sum = pkt_csum_add(sum, p->daddr, alen);
 	sum += (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff);
 	sum += PKT_PROTO_TCP;
-	sum = sum_bytes(sum, th, 16);
-	sum = sum_bytes(sum, th + 18, len - 18);
-	return fold(sum);
+	sum = pkt_csum_add(sum, th, 16);
+	sum = pkt_csum_add(sum, th + 18, len - 18);
+	return (uint16_t)~pkt_csum_fold(sum);
 }

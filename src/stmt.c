@@ -70,11 +70,14 @@ static int	args_interface(struct parser *, struct stmt *);
 static int	args_link(struct parser *, struct stmt *);
 static int	args_route(struct parser *, struct stmt *);
 static int	args_show(struct parser *, struct stmt *);
+static int	args_none(struct parser *, struct stmt *);
+static int	args_save(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
 
 #define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
-#define IFACE_USAGE	"NAME tap [DEV]"
+#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
+			"[filter EXPR]"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
@@ -116,6 +119,14 @@ static const struct keyword keywords[] = {
 	    args_route,	ROUTE_USAGE },
 	{ "show",	STMT_SHOW,	STMT_OP_SET,
 	    args_show,	SHOW_USAGE },
+	{ "del-listen",	STMT_LISTEN,	STMT_OP_DEL,
+	    args_listen,	"ADDR:PORT" },
+	{ "add-listen",	STMT_LISTEN,	STMT_OP_SET,
+	    args_listen,	"ADDR:PORT" },
+	{ "reload",	STMT_RELOAD,	STMT_OP_SET,
+	    args_none,	"nothing" },
+	{ "save",	STMT_SAVE,	STMT_OP_SET,
+	    args_save,	"[PATH]" },
 	{ "vcc",	STMT_VCC,	STMT_OP_SET,
 	    args_vcc,	VCC_USAGE },
 	{ "add-vcc",	STMT_VCC,	STMT_OP_SET,
@@ -142,6 +153,7 @@ static const struct word target_words[] = {
 
 static const struct word iftype_words[] = {
 	{ "tap",	STMT_IF_TAP },
+	{ "pcap",	STMT_IF_PCAP },
 };
 
 static const struct word learn_words[] = {
@@ -574,27 +586,52 @@ args_listen(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* An absolute path: the daemon changes directory, a relative one would move. */
 static int
-args_control(struct parser *p, struct stmt *st)
+path_arg(struct parser *p, int i, char path[STMT_PATH_MAX + 1])
 {
 	const struct token	*t;
 	char			 b[SHOW_LEN];
 	size_t			 len;
 
-	if ((t = arg(p, 1)) == NULL)
+	if ((t = arg(p, i)) == NULL)
 		return -1;
 	len = strlen(t->s);
 	if (len == 0)
 		return fail(p, t->col, "empty path");
-	/* The daemon changes directory; a relative path would move. */
 	if (t->s[0] != '/')
 		return fail(p, t->col, "path '%s' is not absolute",
 		    show(b, t->s));
 	if (len > STMT_PATH_MAX)
 		return fail(p, t->col, "path too long (max %d characters)",
 		    STMT_PATH_MAX);
-	memcpy(st->path, t->s, len + 1);
+	memcpy(path, t->s, len + 1);
+	return 0;
+}
+
+static int
+args_control(struct parser *p, struct stmt *st)
+{
+	if (path_arg(p, 1, st->path) == -1)
+		return -1;
 	return end(p, 2);
+}
+
+/* save [PATH]: without PATH, the file the daemon was started with. */
+static int
+args_save(struct parser *p, struct stmt *st)
+{
+	if (p->ntok < 2)
+		return 0;
+	if (path_arg(p, 1, st->path) == -1)
+		return -1;
+	return end(p, 2);
+}
+
+static int
+args_none(struct parser *p, struct stmt *st)
+{
+	return end(p, 1);
 }
 
 static int
@@ -626,6 +663,46 @@ args_learn(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* The options of a pcap interface, in any order, each at most once. */
+static int
+pcap_options(struct parser *p, struct stmt *st, int i)
+{
+	const struct token	*t, *v;
+	char			 b[SHOW_LEN];
+	int			 seen_promisc = 0, seen_filter = 0;
+	size_t			 len;
+
+	st->promisc = 1;
+	for (; i < p->ntok; i += 2) {
+		t = &p->tok[i];
+		if (strcmp(t->s, "promisc") != 0 && strcmp(t->s, "filter") != 0)
+			return fail(p, t->col, "unexpected '%s' (expected "
+			    "promisc or filter)", show(b, t->s));
+		if ((strcmp(t->s, "promisc") == 0 && seen_promisc++) ||
+		    (strcmp(t->s, "filter") == 0 && seen_filter++))
+			return fail(p, t->col, "%s given twice", t->s);
+		if (i + 1 >= p->ntok)
+			return fail(p, p->eol, "%s: expected %s", t->s,
+			    t->s[0] == 'p' ? "yes or no" : "a filter expression");
+		v = &p->tok[i + 1];
+		if (t->s[0] == 'p') {
+			if (word_value(learn_words, nitems(learn_words), v->s,
+			    &st->promisc) == -1)
+				return fail(p, v->col, "invalid value '%s' "
+				    "(expected yes or no)", show(b, v->s));
+			continue;
+		}
+		len = strlen(v->s);
+		if (len == 0)
+			return fail(p, v->col, "empty filter");
+		if (len > STMT_FILTER_MAX)
+			return fail(p, v->col, "filter too long (max %d "
+			    "characters)", STMT_FILTER_MAX);
+		memcpy(st->filter, v->s, len + 1);
+	}
+	return 0;
+}
+
 static int
 args_interface(struct parser *p, struct stmt *st)
 {
@@ -638,9 +715,12 @@ args_interface(struct parser *p, struct stmt *st)
 	if ((t = arg(p, 2)) == NULL)
 		return -1;
 	if (word_value(iftype_words, nitems(iftype_words), t->s, &type) == -1)
-		return fail(p, t->col, "unknown type '%s' (expected tap)",
-		    show(b, t->s));
+		return fail(p, t->col, "unknown type '%s' (expected tap or "
+		    "pcap)", show(b, t->s));
 	st->iftype = type;
+	/* A pcap interface attaches to a device that exists: it must be named. */
+	if (type == STMT_IF_PCAP && (t = arg(p, 3)) == NULL)
+		return -1;
 	if (p->ntok <= 3)
 		return 0;
 	t = &p->tok[3];
@@ -648,6 +728,8 @@ args_interface(struct parser *p, struct stmt *st)
 		return fail(p, t->col, "invalid device name '%s'",
 		    show(b, t->s));
 	memcpy(st->dev, t->s, strlen(t->s) + 1);
+	if (type == STMT_IF_PCAP)
+		return pcap_options(p, st, 4);
 	return end(p, 4);
 }
 
@@ -1013,7 +1095,7 @@ stmt_parse(const char *line, struct stmt *st, struct stmt_error *err)
 	return 1;
 }
 
-/* Quotes a path only when it would not come back as one plain token. */
+/* Quotes a token only when it would not come back as one plain token. */
 static const char *
 quote_path(const char *s, char *buf, size_t len)
 {
@@ -1141,6 +1223,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	char		 addr[STMT_HOST_MAX + 9];
 	char		 src[24], dst[24];
 	char		 path[2 * STMT_PATH_MAX + 3];
+	char		 filter[2 * STMT_FILTER_MAX + 3];
 	const char	*kw, *w;
 	int		 n;
 
@@ -1153,6 +1236,13 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_LISTEN:
 		return snprintf(buf, len, "%s %s", kw,
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
+	case STMT_RELOAD:
+		return snprintf(buf, len, "%s", kw);
+	case STMT_SAVE:
+		if (st->path[0] == '\0')
+			return snprintf(buf, len, "%s", kw);
+		return snprintf(buf, len, "%s %s", kw,
+		    quote_path(st->path, path, sizeof(path)));
 	case STMT_CONTROL:
 		return snprintf(buf, len, "%s %s", kw,
 		    quote_path(st->path, path, sizeof(path)));
@@ -1166,6 +1256,13 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		if ((w = word_name(iftype_words, nitems(iftype_words),
 		    st->iftype)) == NULL)
 			goto bad;
+		if (st->iftype == STMT_IF_PCAP)
+			return snprintf(buf, len, "%s %s %s %s%s%s%s", kw,
+			    st->name, w, st->dev,
+			    st->promisc ? "" : " promisc no",
+			    st->filter[0] != '\0' ? " filter " : "",
+			    st->filter[0] != '\0' ? quote_path(st->filter,
+			    filter, sizeof(filter)) : "");
 		return snprintf(buf, len, "%s %s %s%s%s", kw, st->name, w,
 		    st->dev[0] != '\0' ? " " : "", st->dev);
 	case STMT_LINK:
@@ -1307,8 +1404,13 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_INTERFACE:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
-		return a->op == STMT_OP_DEL || (a->iftype == b->iftype &&
-		    strcmp(interface_dev(a), interface_dev(b)) == 0);
+		if (a->op == STMT_OP_DEL)
+			return 1;
+		if (a->iftype != b->iftype ||
+		    strcmp(interface_dev(a), interface_dev(b)) != 0)
+			return 0;
+		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
+		    strcmp(a->filter, b->filter) == 0);
 	case STMT_LINK:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
@@ -1320,6 +1422,10 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		    a->target == b->target && strcmp(a->name, b->name) == 0;
 	case STMT_SHOW:
 		return a->show == b->show;
+	case STMT_RELOAD:
+		return 1;
+	case STMT_SAVE:
+		return strcmp(a->path, b->path) == 0;
 	case STMT_VCC:
 		return vcc_equal(a, b);
 	}

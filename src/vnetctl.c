@@ -1,5 +1,6 @@
 /* vnetctl: sends one statement to a running vnetd and prints the answer. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
-	    "       del-interface, learn, keepalive, vcc, del-vcc,\n"
+	    "       del-interface, add-listen, del-listen, learn, keepalive,\n"
+	    "       reload, save [FILE], vcc, del-vcc,\n"
 	    "       show links|routes|interfaces|macs|stats|config|flows|vcc\n");
 	exit(1);
 }
@@ -55,6 +57,7 @@ main(int argc, char **argv)
 {
 	const char	*sock = VNETD_SOCKET;
 	char		 req[CTL_REQUEST_MAX], err[512];
+	char		 cwd[PATH_MAX], abspath[PATH_MAX + 2];
 	int		 ch, tabular = 0, fd, r;
 
 	while ((ch = getopt(argc, argv, "s:th")) != -1) {
@@ -73,6 +76,17 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		usage();
+	/* The daemon runs in /: a file to save to is named from here. */
+	if (strcmp(argv[0], "save") == 0 && argc == 2 && argv[1][0] != '/' &&
+	    argv[1][0] != '\0') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			fprintf(stderr, "vnetctl: getcwd: %s\n",
+			    strerror(errno));
+			return 1;
+		}
+		snprintf(abspath, sizeof(abspath), "%s/%s", cwd, argv[1]);
+		argv[1] = abspath;
+	}
 	if (join_args(argc, argv, req, sizeof(req)) == -1) {
 		fprintf(stderr, "vnetctl: request too long or contains a "
 		    "line break\n");
@@ -82,7 +96,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "vnetctl: %s: %s\n", sock, strerror(errno));
 		return 1;
 	}
-	r = ctl_request(fd, req, stdout, tabular, err, sizeof(err));
+	r = ctl_request(fd, req, stdout, stderr, tabular, err, sizeof(err));
 	close(fd);
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "vnetctl: stdout: %s\n", strerror(errno));

@@ -40,19 +40,38 @@ cmp_order(const void *a, const void *b)
 	return x->line - y->line;
 }
 
-static void
+/*
+ * Detaches from the terminal: fork, setsid (a new session without a
+ * controlling terminal), fork again (no longer a session leader, so no
+ * terminal can be acquired), change to /, standard descriptors on
+ * /dev/null.  The first process waits until the daemon says it is running
+ * (pid file written) and exits 0, or 1 if the daemon died first: whoever
+ * started vnetd learns whether it started, and finds the pid file there.
+ * Returns, in the daemon, the descriptor to report readiness on.
+ */
+static int
 daemonize(void)
 {
-	int	 fd;
+	int	 fd, p[2];
+	ssize_t	 n;
+	char	 c;
 
+	if (pipe2(p, O_CLOEXEC) == -1)
+		fatal("pipe");
 	switch (fork()) {
 	case -1:
 		fatal("fork");
 	case 0:
 		break;
 	default:
-		_exit(0);
+		close(p[1]);
+		c = 0;
+		do {
+			n = read(p[0], &c, 1);
+		} while (n == -1 && errno == EINTR);
+		_exit(n == 1 && c == 'r' ? 0 : 1);
 	}
+	close(p[0]);
 	if (setsid() == -1)
 		fatal("setsid");
 	switch (fork()) {
@@ -65,6 +84,7 @@ daemonize(void)
 	}
 	if (chdir("/") == -1)
 		fatal("chdir /");
+	umask(022);
 	if ((fd = open("/dev/null", O_RDWR)) != -1) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
@@ -72,6 +92,7 @@ daemonize(void)
 		if (fd > STDERR_FILENO)
 			close(fd);
 	}
+	return p[1];
 }
 
 static int
@@ -91,8 +112,8 @@ main(int argc, char **argv)
 	struct vnetd	 d;
 	struct config	 cf;
 	const char	*conffile = VNETD_CONF, *sock = NULL, *pidfile = NULL;
-	char		 err[512];
-	int		 ch, foreground = 0, check = 0, verbose = 0;
+	char		 err[512], c = 'r';
+	int		 ch, foreground = 0, check = 0, verbose = 0, ready = -1;
 	size_t		 i;
 
 	while ((ch = getopt(argc, argv, "Ff:np:s:vh")) != -1) {
@@ -134,7 +155,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	log_init("vnetd", 1, verbose);
+	log_init("vnetd", foreground, verbose);
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
@@ -143,7 +164,11 @@ main(int argc, char **argv)
 		if (vnetd_apply(&d, &cf.lines[i].st, 0, err, sizeof(err)) == -1)
 			fatalx("%s:%d: %s", cf.file, cf.lines[i].line, err);
 	config_clear(&cf);
+	/* Reload reads it again after the daemon has changed directory. */
+	if (realpath(conffile, d.config_file) == NULL)
+		snprintf(d.config_file, sizeof(d.config_file), "%s", conffile);
 
+	d.control_fixed = sock != NULL;
 	if (sock != NULL)
 		snprintf(d.control_path, sizeof(d.control_path), "%s", sock);
 	if (d.control_path[0] == '\0')
@@ -156,14 +181,17 @@ main(int argc, char **argv)
 		fatal("starting the event loop");
 
 	if (!foreground) {
-		daemonize();
-		log_init("vnetd", 0, verbose);
+		ready = daemonize();
 		/* The event base must learn that it is in a new process. */
 		if (event_reinit(d.base) == -1)
 			fatalx("event_reinit");
 	}
 	if (pidfile != NULL && write_pidfile(pidfile) == -1)
 		log_warn("pidfile %s", pidfile);
+	if (ready != -1) {
+		(void)write(ready, &c, 1);
+		close(ready);
+	}
 	log_info("node %s in network %s running, control socket %s",
 	    d.node, d.network, d.control_path);
 

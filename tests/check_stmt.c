@@ -12,6 +12,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] [filter EXPR]"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -90,6 +91,29 @@ static const struct {
 	{ "show macs",				"show macs" },
 	{ "show stats",				"show stats" },
 	{ "show config",			"show config" },
+	{ "interface lan pcap eth0",		"interface lan pcap eth0" },
+	{ "interface lan pcap eth0 promisc yes", "interface lan pcap eth0" },
+	{ "interface lan pcap eth0 promisc no",
+	    "interface lan pcap eth0 promisc no" },
+	{ "interface lan pcap br0 filter arp",
+	    "interface lan pcap br0 filter arp" },
+	{ "interface lan pcap br0 filter \"ether dst 02:00:00:00:00:01 or "
+	    "broadcast\"",
+	    "interface lan pcap br0 filter \"ether dst 02:00:00:00:00:01 or "
+	    "broadcast\"" },
+	{ "add-interface lan pcap br0 filter \"not ip\" promisc no",
+	    "interface lan pcap br0 promisc no filter \"not ip\"" },
+	{ "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"",
+	    "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"" },
+	{ "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"",
+	    "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"" },
+	{ "reload",				"reload" },
+	{ "save",				"save" },
+	{ "save /etc/vnetd/vnetd.conf",		"save /etc/vnetd/vnetd.conf" },
+	{ "save \"/tmp/a b.conf\"",		"save \"/tmp/a b.conf\"" },
+	{ "add-listen *:7870",			"listen *:7870" },
+	{ "del-listen *:7870",			"del-listen *:7870" },
+	{ "del-listen [::1]:1",			"del-listen [::1]:1" },
 	/* Blanks, comments, quotes and line ends around the same thing. */
 	{ "\t link  h1\t10.0.0.1:655  ",	"link h1 10.0.0.1:655" },
 	{ "link h1 10.0.0.1:655 # the proxy",	"link h1 10.0.0.1:655" },
@@ -137,6 +161,12 @@ static const struct {
 	{ "add-route any any link a",		STMT_ROUTE,	STMT_OP_SET },
 	{ "del-route any any link a",		STMT_ROUTE,	STMT_OP_DEL },
 	{ "show stats",				STMT_SHOW,	STMT_OP_SET },
+	{ "interface a pcap b",			STMT_INTERFACE,	STMT_OP_SET },
+	{ "add-listen *:1",			STMT_LISTEN,	STMT_OP_SET },
+	{ "del-listen *:1",			STMT_LISTEN,	STMT_OP_DEL },
+	{ "reload",				STMT_RELOAD,	STMT_OP_SET },
+	{ "save",				STMT_SAVE,	STMT_OP_SET },
+	{ "save /a",				STMT_SAVE,	STMT_OP_SET },
 };
 
 START_TEST(test_kinds)
@@ -404,15 +434,15 @@ static const struct {
 	    "learn: invalid value '1' (expected yes or no)" },
 	{ "learn yes no",		11, "learn: unexpected 'no'" },
 	/* interface, add-interface, del-interface. */
-	{ "interface", 10, "interface: expected NAME tap [DEV]" },
-	{ "interface g1", 13, "interface: expected NAME tap [DEV]" },
+	{ "interface", 10, "interface: expected " IFACE_USAGE },
+	{ "interface g1", 13, "interface: expected " IFACE_USAGE },
 	{ "add-interface g1",		17,
-	    "add-interface: expected NAME tap [DEV]" },
+	    "add-interface: expected " IFACE_USAGE },
 	{ "interface -g tap",		11, "interface: invalid name '-g'" },
 	{ "interface g1 foo",		14,
-	    "interface: unknown type 'foo' (expected tap)" },
+	    "interface: unknown type 'foo' (expected tap or pcap)" },
 	{ "interface g1 TAP",		14,
-	    "interface: unknown type 'TAP' (expected tap)" },
+	    "interface: unknown type 'TAP' (expected tap or pcap)" },
 	{ "interface g1 tap 0123456789abcdef", 18,
 	    "interface: invalid device name '0123456789abcdef'" },
 	{ "interface g1 tap a/b",	18,
@@ -423,6 +453,34 @@ static const struct {
 	{ "interface g1 tap \"\"", 18, "interface: invalid device name ''" },
 	{ "interface g1 tap t x",	20, "interface: unexpected 'x'" },
 	{ "del-interface",		14, "del-interface: expected NAME" },
+	/* interface pcap. */
+	{ "interface lan pcap",		19, "interface: expected " IFACE_USAGE },
+	{ "interface lan pcap a/b",	20,
+	    "interface: invalid device name 'a/b'" },
+	{ "interface lan pcap eth0 promisc", 32,
+	    "interface: promisc: expected yes or no" },
+	{ "interface lan pcap eth0 promisc maybe", 33,
+	    "interface: invalid value 'maybe' (expected yes or no)" },
+	{ "interface lan pcap eth0 filter", 31,
+	    "interface: filter: expected a filter expression" },
+	{ "interface lan pcap eth0 filter \"\"", 32,
+	    "interface: empty filter" },
+	{ "interface lan pcap eth0 snaplen 5", 25,
+	    "interface: unexpected 'snaplen' (expected promisc or filter)" },
+	{ "interface lan pcap eth0 promisc no promisc yes", 36,
+	    "interface: promisc given twice" },
+	{ "interface lan pcap eth0 filter arp filter ip", 36,
+	    "interface: filter given twice" },
+	{ "interface lan pcap eth0 filter arp promisc no x", 47,
+	    "interface: unexpected 'x' (expected promisc or filter)" },
+	/* reload, save, add-listen, del-listen. */
+	{ "reload now",			8, "reload: unexpected 'now'" },
+	{ "save relative.conf",		6,
+	    "save: path 'relative.conf' is not absolute" },
+	{ "save /a /b",			9, "save: unexpected '/b'" },
+	{ "del-listen",			11, "del-listen: expected ADDR:PORT" },
+	{ "del-listen 1.2.3.4",		12,
+	    "del-listen: missing port in '1.2.3.4'" },
 	{ "del-interface g1 tap",	18, "del-interface: unexpected 'tap'" },
 	/* route, add-route, del-route. */
 	{ "route",			6,
@@ -949,6 +1007,23 @@ static const struct {
 	  "route 00:00:00:00:00:01 any link x",				0 },
 	{ "show links",			"show links",			1 },
 	{ "show links",			"show routes",			0 },
+	{ "interface l pcap e",		"interface l pcap e promisc yes", 1 },
+	{ "interface l pcap e",		"interface l pcap e promisc no", 0 },
+	{ "interface l pcap e",		"interface l tap e",		0 },
+	{ "interface l pcap e",		"interface l pcap f",		0 },
+	{ "interface l pcap e filter arp",
+	  "interface l pcap e filter \"arp\"",				1 },
+	{ "interface l pcap e filter arp",
+	  "interface l pcap e filter ip",				0 },
+	{ "interface l pcap e filter arp", "interface l pcap e",	0 },
+	{ "interface l pcap e filter arp promisc no",
+	  "interface l pcap e promisc no filter arp",			1 },
+	{ "reload",			"reload",			1 },
+	{ "save",			"save",				1 },
+	{ "save",			"save /a",			0 },
+	{ "save /a",			"save /a",			1 },
+	{ "listen *:1",			"del-listen *:1",		0 },
+	{ "del-listen *:1",		"del-listen *:1",		1 },
 };
 
 START_TEST(test_equal)
@@ -1090,15 +1165,22 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	size_t			 i, len;
 
 	memset(st, 0, sizeof(*st));
-	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_SHOW));
+	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_SAVE));
 	switch (st->kind) {
 	case STMT_NODE:
 	case STMT_NETWORK:
 		rnd_name(state, st->name, STMT_NAME_MAX);
 		break;
 	case STMT_LISTEN:
+		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_hostport(state, &st->addr, 1);
 		break;
+	case STMT_RELOAD:
+		break;
+	case STMT_SAVE:
+		if (rnd(state, 2) == 0)
+			break;
+		/* FALLTHROUGH */
 	case STMT_CONTROL:
 		len = 1 + rnd(state, 40);
 		st->path[0] = '/';
@@ -1115,10 +1197,18 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_INTERFACE:
 		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_name(state, st->name, STMT_NAME_MAX);
-		if (st->op == STMT_OP_SET) {
+		if (st->op == STMT_OP_SET && rnd(state, 2)) {
 			st->iftype = STMT_IF_TAP;
 			if (rnd(state, 2))
 				rnd_name(state, st->dev, STMT_DEV_MAX);
+		} else if (st->op == STMT_OP_SET) {
+			st->iftype = STMT_IF_PCAP;
+			rnd_name(state, st->dev, STMT_DEV_MAX);
+			st->promisc = (int)rnd(state, 2);
+			len = rnd(state, 40);
+			for (i = 0; i < len; i++)
+				st->filter[i] = pathchars[rnd(state,
+				    sizeof(pathchars) - 1)];
 		}
 		break;
 	case STMT_LINK:

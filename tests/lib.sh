@@ -261,7 +261,7 @@ vctl() {
 # Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops.
 link_field() {
 	local d=$1 link=$2 col=$3 i=0 idx=0 c
-	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops; do
+	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops connects; do
 		i=$((i + 1))
 		[[ $c == "$col" ]] && idx=$i
 	done
@@ -398,4 +398,156 @@ add_statements() {
 		# shellcheck disable=SC2086 # the statement's words
 		vctl "$1" "add-$kw" $rest || fail "vnetctl $1 add-$kw $rest failed"
 	done
+}
+
+# The VNET scenario: a home LAN and a proxy on it that puts remote guests
+# on that LAN.  Namespace "home" holds the LAN, a bridge br0 with address
+# $HOME_NET.1/24 on which dnsmasq serves DHCP ($HOME_NET.100-150, no DNS); a
+# home machine (namespace "homepc", $HOME_NET.10, MAC 02:00:00:00:01:0a)
+# sits on the bridge; the proxy's LAN side is lan0, a veth whose other end
+# px0 is a port of the bridge.  The proxy captures on lan0 with pcap.
+#
+# Transmit checksum offload is turned off on the LAN's veths and bridge: a
+# frame made on this machine and captured on a veth still has its TCP or
+# UDP checksum left for the hardware to fill in, which a real wire never
+# carries (see vnetd.conf(5), CAVEATS).
+HOME_NET=192.168.77
+HOME_PC_MAC=02:00:00:00:01:0a
+HOME_NS=""
+
+require_home_lan_tools() {
+	command -v dnsmasq >/dev/null || skip "dnsmasq is missing (apt-get install dnsmasq-base)"
+	command -v busybox >/dev/null || skip "busybox is missing (udhcpc; apt-get install busybox)"
+	command -v ethtool >/dev/null || skip "ethtool is missing"
+}
+
+no_tx_offload() { ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1 || true; }
+
+# home_lan_init: the LAN and dnsmasq; the proxy's namespace must exist.
+home_lan_init() {
+	local pc
+	mkns home
+	HOME_NS=$(ns home)
+	ip -n "$HOME_NS" link add br0 type bridge
+	ip -n "$HOME_NS" link set br0 up
+	ip -n "$HOME_NS" addr add "$HOME_NET.1/24" dev br0
+	mkns homepc
+	pc=$(ns homepc)
+	G_NS[homepc]=$pc
+	ip -n "$HOME_NS" link add hp0 type veth peer name eth0 netns "$pc"
+	ip -n "$HOME_NS" link set hp0 master br0 up
+	ip -n "$pc" link set eth0 address "$HOME_PC_MAC"
+	ip -n "$pc" link set eth0 up
+	ip -n "$pc" addr add "$HOME_NET.10/24" dev eth0
+	no_tx_offload "$pc" eth0
+	no_tx_offload "$HOME_NS" hp0
+	no_tx_offload "$HOME_NS" br0
+	home_lan_plug
+	ip netns exec "$HOME_NS" dnsmasq --keep-in-foreground --conf-file=/dev/null \
+		--port=0 --interface=br0 --bind-interfaces --user=root --group=root \
+		--dhcp-range="$HOME_NET.100,$HOME_NET.150,255.255.255.0,1h" \
+		--dhcp-leasefile="$TMPD/dnsmasq.leases" --pid-file= --dhcp-authoritative \
+		--log-dhcp --log-facility="$TMPD/dnsmasq.log" \
+		{LIB_STDOUT}>&- {LIB_STDERR}>&- &
+	EXTRA_PIDS+=("$!")
+	D_LOG[dnsmasq]=$TMPD/dnsmasq.log
+	wait_for 10 grep -q 'DHCP, IP range' "$TMPD/dnsmasq.log" ||
+		fail "dnsmasq did not start: $(cat "$TMPD/dnsmasq.log" 2>&1)"
+}
+
+# home_lan_plug / home_lan_unplug: the proxy's veth into the LAN.
+home_lan_plug() {
+	ip -n "$HOME_NS" link add px0 type veth peer name lan0 netns "$(ns proxy)"
+	ip -n "$HOME_NS" link set px0 master br0 up
+	ip -n "$(ns proxy)" link set lan0 up
+	no_tx_offload "$HOME_NS" px0
+}
+
+home_lan_unplug() { ip -n "$HOME_NS" link del px0; }
+
+# proxy_pcap_conf NHOSTS: the proxy's configuration.  Frames for a guest's
+# MAC go to its host; broadcasts go everywhere (never back where they came
+# from); anything else a guest sends goes to the LAN.  The capture filter
+# keeps the LAN's own traffic out of vnetd.
+proxy_pcap_conf() {
+	local i filter=""
+	for ((i = 1; i <= $1; i++)); do
+		filter+="ether dst $(guest_mac "$i") or "
+	done
+	printf 'node proxy\nlisten %s:%d\n' "$(addr proxy)" "$PORT"
+	printf 'interface lan pcap lan0 filter "%sbroadcast"\n' "$filter"
+	for ((i = 1; i <= $1; i++)); do
+		printf 'route any %s link host%d\n' "$(guest_mac "$i")" "$i"
+		printf 'route any ff:ff:ff:ff:ff:ff link host%d\n' "$i"
+	done
+	printf 'route any ff:ff:ff:ff:ff:ff interface lan\n'
+	printf 'route any any interface lan\n'
+}
+
+# guest_add_bare GUEST DAEMON DEV N: guest_add without an address.
+guest_add_bare() {
+	local guest=$1 d=$2 dev=$3 n=$4 gns
+	mkns "$guest"
+	gns=$(ns "$guest")
+	G_NS[$guest]=$gns
+	wait_for 10 ip -n "${D_NS[$d]}" link show "$dev" ||
+		fail "vnetd $d did not create TAP device $dev"
+	ip -n "${D_NS[$d]}" link set "$dev" netns "$gns"
+	ip -n "$gns" link set "$dev" address "$(guest_mac "$n")"
+	ip -n "$gns" link set "$dev" up
+}
+
+# vnet_home_start NHOSTS: the proxy on the home LAN, NHOSTS hosts linked to
+# it, guest N (no address yet) behind host N.  Returns when the links are up.
+vnet_home_start() {
+	local i
+	node_add proxy 1
+	home_lan_init
+	for ((i = 1; i <= $1; i++)); do
+		node_add "host$i" $((i + 1))
+	done
+	vnetd_start proxy "$(proxy_pcap_conf "$1")"
+	for ((i = 1; i <= $1; i++)); do
+		vnetd_start "host$i" "$(host_conf "$i" with-routes)"
+		guest_add_bare "g$i" "host$i" vtap0 "$i"
+	done
+	for ((i = 1; i <= $1; i++)); do
+		wait_link_up "host$i" proxy
+		wait_link_up proxy "host$i"
+	done
+}
+
+# dhcp GUEST: busybox udhcpc in the guest's namespace on vtap0; prints the
+# address the home DHCP server gave.  The script only sets the address (no
+# routes, no resolv.conf: nothing outside the namespace is touched).
+dhcp() {
+	local guest=$1 script=$TMPD/udhcpc.sh out=$TMPD/$1.lease
+	cat >"$script" <<'SCRIPT'
+#!/bin/sh
+case $1 in
+deconfig) ip addr flush dev "$interface"; ip link set "$interface" up ;;
+bound|renew) ip addr flush dev "$interface"
+	ip addr add "$ip/${mask:-24}" dev "$interface"
+	echo "$ip" >"$LEASE_OUT" ;;
+esac
+SCRIPT
+	chmod +x "$script"
+	rm -f "$out"
+	in_guest "$guest" env LEASE_OUT="$out" busybox udhcpc -i vtap0 -f -q -n \
+		-t 15 -T 1 -s "$script" >"$TMPD/$guest.udhcpc" 2>&1 ||
+		fail "$guest got no DHCP lease: $(cat "$TMPD/$guest.udhcpc")"
+	[[ -s $out ]] || fail "$guest: udhcpc reported no address"
+	cat "$out"
+}
+
+# iface_field DAEMON IFACE COLUMN: one column of `show interfaces`.
+iface_field() {
+	local d=$1 ifc=$2 col=$3 i=0 idx=0 c
+	for c in name type dev state frames_in bytes_in frames_out bytes_out drops; do
+		i=$((i + 1))
+		[[ $c == "$col" ]] && idx=$i
+	done
+	((idx > 0)) || fail "iface_field: no column '$col'"
+	vctl "$d" -t show interfaces | awk -F'\t' -v n="$ifc" -v i="$idx" \
+		'$1 == n { print $i; found = 1; exit } END { exit !found }'
 }

@@ -1,0 +1,59 @@
+/*
+ * Reload: read the configuration file again and apply only the difference
+ * between it and the running state, so that the links, interfaces and
+ * routes that did not change keep running untouched.
+ *
+ * The difference is a pure function (statements in, changes out) that the
+ * unit tests drive; reload_run() reads the file, compares it with the
+ * running state and applies the changes.
+ */
+#ifndef VNET_RELOAD_H
+#define VNET_RELOAD_H
+
+#include <stddef.h>
+
+#include "stmt.h"
+
+struct vnetd;
+
+/*
+ * The changes, in the order they are applied.  The first nprep can fail
+ * for reasons no check foresees (an address in use, a device that cannot be
+ * opened) and are easy to undo: they are the new listeners and the
+ * interfaces of new names.  When one of them fails, those before it are
+ * undone and nothing has changed.  Then come, in this order: vcc policies,
+ * routes, links, interfaces and listeners removed (a changed link,
+ * interface or vcc policy is removed and made again), settings, changed
+ * interfaces, new links, new routes, new vcc policies.
+ */
+struct reload_plan {
+	struct stmt	*st;		/* op STMT_OP_SET or STMT_OP_DEL */
+	size_t		 n, cap;
+	size_t		 nprep;
+};
+
+/*
+ * Compares the running state (old, as vnetd_config() gives it) with a new
+ * configuration.  A setting (node, network, control, keepalive, learn) that
+ * the new list lacks is taken as unchanged: the caller fills in defaults
+ * where the absence means the default.  node, network and control cannot
+ * change at run time: -1 with a message in err if they differ, as for no
+ * memory.  0 with the plan filled (possibly empty) otherwise.
+ */
+int	 reload_diff(const struct stmt *old, size_t nold,
+	    const struct stmt *new, size_t nnew, struct reload_plan *,
+	    char *err, size_t errlen);
+void	 reload_plan_clear(struct reload_plan *);
+
+/*
+ * Reloads the daemon's configuration file.  Every change applied and
+ * every error is logged, and passed to emit (when not NULL): is_error 0 with
+ * the change as a statement, 1 with an error ("FILE:LINE: message" for the
+ * file's errors).  A file with errors is refused whole: nothing changes.
+ * Returns 0, or -1 with a summary in err.
+ */
+int	 reload_run(struct vnetd *,
+	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
+	    char *err, size_t errlen);
+
+#endif

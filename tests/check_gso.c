@@ -1,0 +1,242 @@
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "gso.h"
+#include "pkt.h"
+
+/* A TCP super-frame as a TAP with TSO hands it over: NEEDS_CSUM, pseudo sum. */
+static size_t
+superframe(uint8_t *f, int ipver, size_t payload, uint8_t flags,
+    struct gso_hdr *h, uint16_t mss)
+{
+	size_t		 l3 = 14, l4 = ipver == 4 ? 34 : 54, len, i;
+	uint32_t	 sum;
+	struct pkt	 p;
+
+	memset(f, 0, l4 + 32);
+	memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01", 12);
+	put_u16(f + 12, ipver == 4 ? PKT_ETH_IPV4 : PKT_ETH_IPV6);
+	len = l4 + 32 + payload;		/* TCP header with timestamps */
+	if (ipver == 4) {
+		f[l3] = 0x45;
+		f[l3 + 1] = PKT_ECN_ECT0;
+		put_u16(f + l3 + 2, (uint16_t)(len - l3));
+		put_u16(f + l3 + 4, 0x1234);
+		f[l3 + 6] = 0x40;		/* DF */
+		f[l3 + 8] = 64;
+		f[l3 + 9] = PKT_PROTO_TCP;
+		memcpy(f + l3 + 12, "\x0a\x4d\0\x01\x0a\x4d\0\x02", 8);
+	} else {
+		f[l3] = 0x60;
+		put_u16(f + l3 + 4, (uint16_t)(len - l3 - 40));
+		f[l3 + 6] = PKT_PROTO_TCP;
+		f[l3 + 7] = 64;
+		f[l3 + 8] = 0xfd;
+		f[l3 + 23] = 1;
+		f[l3 + 24] = 0xfd;
+		f[l3 + 39] = 2;
+	}
+	put_u16(f + l4, 40000);
+	put_u16(f + l4 + 2, 5201);
+	put_u32(f + l4 + 4, 0xfffff000);	/* wraps within the frame */
+	put_u32(f + l4 + 8, 77);
+	f[l4 + 12] = 8 << 4;
+	f[l4 + 13] = flags;
+	put_u16(f + l4 + 14, 1000);
+	memcpy(f + l4 + 20, "\x01\x01\x08\x0a\0\0\0\x05\0\0\0\x06", 12);
+	for (i = 0; i < payload; i++)
+		f[l4 + 32 + i] = (uint8_t)(i * 13 + 1);
+	ck_assert_int_eq(pkt_parse(&p, f, len), PKT_OK);
+	if (ipver == 4)
+		put_u16(f + l3 + 10, pkt_ipv4_csum(f, &p));
+	/* The pseudo-header sum, not complemented, as the kernel leaves it. */
+	sum = (uint32_t)(uint16_t)~pkt_tcp_csum(f, &p);
+	{
+		/* pkt_tcp_csum covered the data too: recompute only the pseudo part. */
+		size_t tl = len - l4, al = ipver == 4 ? 4 : 16, k;
+		const uint8_t *a = f + l3 + (ipver == 4 ? 12 : 8);
+
+		sum = 0;
+		for (k = 0; k < 2 * al; k += 2)
+			sum += (uint32_t)(a[k] << 8 | a[k + 1]);
+		sum += (uint32_t)(tl >> 16) + (uint32_t)(tl & 0xffff) + 6;
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+	}
+	put_u16(f + l4 + 16, (uint16_t)sum);
+	memset(h, 0, sizeof(*h));
+	h->flags = GSO_F_NEEDS_CSUM;
+	h->gso_type = ipver == 4 ? GSO_TCPV4 : GSO_TCPV6;
+	h->hdr_len = (uint16_t)(l4 + 32);
+	h->gso_size = mss;
+	h->csum_start = (uint16_t)l4;
+	h->csum_offset = 16;
+	return len;
+}
+
+struct collect {
+	uint8_t		 data[70000];
+	size_t		 used;
+	int		 n;
+	uint32_t	 next_seq;
+	int		 ipver;
+	size_t		 mss;
+	uint8_t		 flags[64];
+	uint16_t	 id_prev;
+};
+
+static void
+collect_cb(const uint8_t *seg, size_t len, void *arg)
+{
+	struct collect	*c = arg;
+	struct pkt	 p;
+
+	ck_assert_int_eq(pkt_parse(&p, seg, len), PKT_OK);
+	ck_assert_int_eq(p.ipver, c->ipver);
+	ck_assert_uint_le(p.payload, c->mss);
+	ck_assert_uint_eq(p.l3end, len);
+	/* Every segment's checksums are right. */
+	ck_assert_uint_eq(pkt_tcp_csum(seg, &p), seg[p.l4off + 16] << 8 |
+	    seg[p.l4off + 17]);
+	if (p.ipver == 4) {
+		uint16_t id = (uint16_t)(seg[p.l3off + 4] << 8 |
+		    seg[p.l3off + 5]);
+
+		ck_assert_uint_eq(pkt_ipv4_csum(seg, &p), seg[p.l3off + 10] << 8 |
+		    seg[p.l3off + 11]);
+		if (c->n > 0)
+			ck_assert_uint_eq(id, (uint16_t)(c->id_prev + 1));
+		c->id_prev = id;
+		/* ECT on the super-frame is on every segment. */
+		ck_assert_uint_eq(p.ecn, PKT_ECN_ECT0);
+	}
+	if (c->n == 0)
+		c->next_seq = p.seq;
+	ck_assert_int_lt(c->n, 64);
+	c->flags[c->n] = p.flags;
+	ck_assert_uint_eq(p.seq, c->next_seq);
+	c->next_seq += (uint32_t)p.payload;
+	memcpy(c->data + c->used, seg + p.l4off + p.tcp_hlen, p.payload);
+	c->used += p.payload;
+	c->n++;
+}
+
+START_TEST(segment_tcp)
+{
+	static uint8_t	 f[70000], buf[2048];
+	static struct collect c;
+	struct gso_hdr	 h;
+	int		 ipver = _i % 2 ? 6 : 4;
+	size_t		 payload = _i < 2 ? 60000 : 1448 * 3, len, i, hl;
+	int		 n;
+
+	memset(&c, 0, sizeof(c));
+	c.ipver = ipver;
+	c.mss = 1448;
+	len = superframe(f, ipver, payload,
+	    TCP_ACK | TCP_PSH | TCP_FIN | TCP_CWR, &h, 1448);
+	hl = h.hdr_len;
+	n = gso_segment(&h, f, len, buf, sizeof(buf), collect_cb, &c);
+	ck_assert_int_eq(n, (int)((payload + 1447) / 1448));
+	ck_assert_int_eq(c.n, n);
+	ck_assert_uint_eq(c.used, payload);
+	for (i = 0; i < payload; i++)
+		ck_assert_uint_eq(c.data[i], f[hl + i]);
+	for (i = 0; i < (size_t)n; i++) {
+		uint8_t want = TCP_ACK;
+
+		if (i == 0)
+			want |= TCP_CWR;
+		if (i == (size_t)n - 1)
+			want |= TCP_FIN | TCP_PSH;
+		ck_assert_uint_eq(c.flags[i], want);
+	}
+}
+END_TEST
+
+/* A frame that only needs its checksum: completed to the full value. */
+START_TEST(csum_only)
+{
+	static uint8_t	 f[70000], buf[2048];
+	static struct collect c;
+	struct gso_hdr	 h;
+	size_t		 len = superframe(f, 4, 500, TCP_ACK, &h, 1448);
+
+	memset(&c, 0, sizeof(c));
+	c.ipver = 4;
+	c.mss = 1448;
+	h.gso_type = GSO_NONE;
+	ck_assert_int_eq(gso_is_plain(&h), 0);
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, sizeof(buf), collect_cb,
+	    &c), 1);
+	ck_assert_int_eq(c.n, 1);
+	ck_assert_uint_eq(c.used, 500);
+}
+END_TEST
+
+START_TEST(refused)
+{
+	static uint8_t	 f[70000], buf[2048];
+	static struct collect c;
+	struct gso_hdr	 h;
+	size_t		 len = superframe(f, 4, 5000, TCP_ACK, &h, 1448);
+
+	memset(&c, 0, sizeof(c));
+	h.gso_type = GSO_UDP;
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, sizeof(buf), collect_cb,
+	    &c), -1);
+	h.gso_type = GSO_TCPV6;		/* an IPv4 frame said to be IPv6 */
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, sizeof(buf), collect_cb,
+	    &c), -1);
+	h.gso_type = GSO_TCPV4;
+	ck_assert_int_eq(gso_segment(&h, f, len - 1, buf, sizeof(buf),
+	    collect_cb, &c), -1);	/* IP length disagrees with the frame */
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, 100, collect_cb, &c),
+	    -1);			/* no room for a segment */
+	h.csum_start = 60000;
+	h.gso_type = GSO_NONE;
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, sizeof(buf), collect_cb,
+	    &c), -1);
+	ck_assert_int_eq(c.n, 0);
+}
+END_TEST
+
+START_TEST(hdr_codec)
+{
+	struct gso_hdr	 h = { GSO_F_NEEDS_CSUM, GSO_TCPV4 | GSO_ECN, 66, 1448,
+	    34, 16 }, g;
+	uint8_t		 b[GSO_VNET_HDR_LEN];
+
+	gso_hdr_encode(b, &h);
+	ck_assert_uint_eq(b[2], 66);	/* little-endian */
+	ck_assert_uint_eq(b[4], 1448 & 0xff);
+	ck_assert_uint_eq(b[5], 1448 >> 8);
+	gso_hdr_decode(b, &g);
+	ck_assert_int_eq(memcmp(&h, &g, sizeof(h)), 0);
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gso_is_plain(&g), 1);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("gso");
+	TCase	*tc = tcase_create("segment");
+	SRunner	*sr;
+	int	 failed;
+
+	tcase_add_loop_test(tc, segment_tcp, 0, 4);
+	tcase_add_test(tc, csum_only);
+	tcase_add_test(tc, refused);
+	tcase_add_test(tc, hdr_codec);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

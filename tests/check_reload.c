@@ -1,0 +1,255 @@
+/*
+ * Reload's difference: the running state and a new configuration in, the
+ * changes out, in the order they are applied.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reload.h"
+#include "stmt.h"
+
+#define LIST_MAX	32
+
+struct list {
+	struct stmt	st[LIST_MAX];
+	size_t		n;
+};
+
+/* One statement a line, '|' between lines. */
+static void
+list_parse(const char *text, struct list *l)
+{
+	struct stmt_error	 err;
+	char			 buf[4096], *line, *save = NULL;
+	int			 r;
+
+	l->n = 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (line = strtok_r(buf, "|", &save); line != NULL;
+	    line = strtok_r(NULL, "|", &save)) {
+		ck_assert_uint_lt(l->n, LIST_MAX);
+		r = stmt_parse(line, &l->st[l->n], &err);
+		ck_assert_msg(r >= 0, "'%s': %s", line, err.msg);
+		if (r == 1)
+			l->n++;
+	}
+}
+
+/* The plan printed as statements, '|' between them. */
+static void
+plan_text(const struct reload_plan *pl, char *out, size_t len)
+{
+	char	 line[STMT_LINE_MAX];
+	size_t	 i;
+
+	out[0] = '\0';
+	for (i = 0; i < pl->n; i++) {
+		stmt_print(&pl->st[i], line, sizeof(line));
+		if (i > 0)
+			strncat(out, "|", len - strlen(out) - 1);
+		strncat(out, line, len - strlen(out) - 1);
+	}
+}
+
+#define RUNNING	"node proxy|network home|control /run/vnetd.sock|" \
+	"keepalive 10|learn no|listen *:7870|" \
+	"interface lan pcap eth0 filter arp|interface guest tap vtap0|" \
+	"link h1 10.0.0.1:7870|link h2 10.0.0.2:7870|" \
+	"route any 02:00:00:00:00:01 link h1|" \
+	"route any 02:00:00:00:00:02 link h2|route any any interface lan"
+
+static const struct {
+	const char	*old, *new;
+	const char	*plan;		/* NULL: refused */
+	size_t		 nprep;
+} cases[] = {
+	/* Nothing changed, in another order and spelling. */
+	{ RUNNING,
+	  "route any any interface lan|node proxy|network home|"
+	  "add-link h2 10.0.0.2:7870|link h1 10.0.0.1:7870|"
+	  "interface guest tap vtap0|listen *:7870|learn no|keepalive 10|"
+	  "interface lan pcap eth0 promisc yes filter \"arp\"|"
+	  "route any 02:00:00:00:00:01 link h1|"
+	  "route any 02:00:00:00:00:02 link h2|control /run/vnetd.sock",
+	  "", 0 },
+	/* Settings the new file leaves out are not changes. */
+	{ RUNNING,
+	  "listen *:7870|interface lan pcap eth0 filter arp|"
+	  "interface guest tap vtap0|link h1 10.0.0.1:7870|"
+	  "link h2 10.0.0.2:7870|route any 02:00:00:00:00:01 link h1|"
+	  "route any 02:00:00:00:00:02 link h2|route any any interface lan",
+	  "", 0 },
+	/* A link removed and one added; the routes follow. */
+	{ "node a|link h1 10.0.0.1:1|link h2 10.0.0.2:1|"
+	  "route any 02:00:00:00:00:02 link h2",
+	  "node a|link h1 10.0.0.1:1|link h3 10.0.0.3:1|"
+	  "route any 02:00:00:00:00:03 link h3",
+	  "del-route any 02:00:00:00:00:02 link h2|del-link h2|"
+	  "link h3 10.0.0.3:1|route any 02:00:00:00:00:03 link h3", 0 },
+	/* A link whose address changed is made again; h1 is not touched. */
+	{ "link h1 10.0.0.1:1|link h2 10.0.0.2:1",
+	  "link h1 10.0.0.1:1|link h2 10.0.0.9:1",
+	  "del-link h2|link h2 10.0.0.9:1", 0 },
+	/* New listeners and interfaces of new names come first. */
+	{ "listen *:1|interface a tap|route any any interface a",
+	  "listen *:2|interface a tap|interface b pcap eth1|"
+	  "route any any interface b",
+	  "listen *:2|interface b pcap eth1|"
+	  "del-route any any interface a|del-listen *:1|"
+	  "route any any interface b", 2 },
+	/* A changed interface is removed and made again, after the settings. */
+	{ "keepalive 10|learn no|interface lan pcap eth0 filter arp",
+	  "keepalive 5|learn yes|interface lan pcap eth0 filter ip",
+	  "del-interface lan|keepalive 5|learn yes|"
+	  "interface lan pcap eth0 filter ip", 0 },
+	{ "interface lan pcap eth0", "interface lan pcap eth0 promisc no",
+	  "del-interface lan|interface lan pcap eth0 promisc no", 0 },
+	{ "interface g tap", "interface g tap g", "", 0 },
+	{ "interface g tap", "interface g pcap g",
+	  "del-interface g|interface g pcap g", 0 },
+	{ "interface g tap", "", "del-interface g", 0 },
+	/* Every kind of change at once, in the order they are applied. */
+	{ RUNNING,
+	  "node proxy|network home|keepalive 20|learn no|listen *:7871|"
+	  "interface lan pcap eth0 filter arp|interface guest2 tap vtap1|"
+	  "link h1 10.0.0.1:7870|link h3 10.0.0.3:7870|"
+	  "route any 02:00:00:00:00:01 link h1|"
+	  "route any 02:00:00:00:00:03 link h3|route any any interface lan",
+	  "listen *:7871|interface guest2 tap vtap1|"
+	  "del-route any 02:00:00:00:00:02 link h2|del-link h2|"
+	  "del-interface guest|del-listen *:7870|keepalive 20|"
+	  "link h3 10.0.0.3:7870|route any 02:00:00:00:00:03 link h3", 2 },
+	/* What a running daemon cannot change. */
+	{ "node a|network n", "node b|network n", NULL, 0 },
+	{ "node a|network n", "node a|network m", NULL, 0 },
+	{ "control /a", "control /b", NULL, 0 },
+	{ "node a", "network n", NULL, 0 },
+};
+
+START_TEST(test_diff)
+{
+	struct list		*old, *new;
+	struct reload_plan	 pl;
+	char			 err[256], got[8192];
+	int			 r;
+
+	old = calloc(1, sizeof(*old));
+	new = calloc(1, sizeof(*new));
+	ck_assert_ptr_nonnull(old);
+	ck_assert_ptr_nonnull(new);
+	list_parse(cases[_i].old, old);
+	list_parse(cases[_i].new, new);
+	err[0] = '\0';
+	r = reload_diff(old->st, old->n, new->st, new->n, &pl, err,
+	    sizeof(err));
+	if (cases[_i].plan == NULL) {
+		ck_assert_int_eq(r, -1);
+		ck_assert_msg(strstr(err, "cannot change at run time") != NULL,
+		    "message: %s", err);
+		ck_assert_uint_eq(pl.n, 0);
+	} else {
+		ck_assert_msg(r == 0, "refused: %s", err);
+		plan_text(&pl, got, sizeof(got));
+		ck_assert_str_eq(got, cases[_i].plan);
+		ck_assert_uint_eq(pl.nprep, cases[_i].nprep);
+	}
+	reload_plan_clear(&pl);
+	free(old);
+	free(new);
+}
+END_TEST
+
+/* A del- change and a statement of what it removes. */
+static int
+removes(const struct stmt *c, const struct stmt *o)
+{
+	struct stmt	 t;
+
+	if (o->kind != c->kind)
+		return 0;
+	if (c->kind == STMT_LINK || c->kind == STMT_INTERFACE)
+		return strcmp(o->name, c->name) == 0;
+	t = *c;
+	t.op = STMT_OP_SET;
+	return stmt_equal(o, &t);
+}
+
+/* The plan applied to the old state gives the new one. */
+START_TEST(test_apply_plan)
+{
+	struct list		*old, *new;
+	struct reload_plan	 pl;
+	char			 err[256];
+	size_t			 i, j;
+
+	old = calloc(1, sizeof(*old));
+	new = calloc(1, sizeof(*new));
+	ck_assert_ptr_nonnull(old);
+	ck_assert_ptr_nonnull(new);
+	list_parse(cases[_i].old, old);
+	list_parse(cases[_i].new, new);
+	if (cases[_i].plan == NULL)
+		goto done;
+	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
+	    err, sizeof(err)), 0);
+	for (i = 0; i < pl.n; i++) {
+		const struct stmt *c = &pl.st[i];
+
+		if (c->op == STMT_OP_SET) {
+			/* A setting replaces the old value. */
+			if (c->kind == STMT_KEEPALIVE || c->kind == STMT_LEARN)
+				for (j = 0; j < old->n; j++)
+					if (old->st[j].kind == c->kind)
+						old->st[j] = old->st[--old->n];
+			ck_assert_uint_lt(old->n, LIST_MAX);
+			old->st[old->n++] = *c;
+			continue;
+		}
+		for (j = 0; j < old->n; j++)
+			if (removes(c, &old->st[j]))
+				break;
+		ck_assert_msg(j < old->n, "change %zu removes nothing", i);
+		old->st[j] = old->st[--old->n];
+	}
+	reload_plan_clear(&pl);
+	/* Same statements now, so the difference is empty. */
+	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
+	    err, sizeof(err)), 0);
+	ck_assert_uint_eq(pl.n, 0);
+	reload_plan_clear(&pl);
+ done:
+	free(old);
+	free(new);
+}
+END_TEST
+
+static Suite *
+reload_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("reload");
+	tc = tcase_create("diff");
+	tcase_add_loop_test(tc, test_diff, 0,
+	    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, test_apply_plan, 0,
+	    sizeof(cases) / sizeof(cases[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 failed;
+
+	sr = srunner_create(reload_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
