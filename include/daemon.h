@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched.h"
 #include "stmt.h"
 
 struct event_base;
@@ -70,6 +71,7 @@ struct vnetd {
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
+	struct sched_optlist	 linkopts;	/* link options by name */
 };
 
 /* Set defaults; 0 or -1. */
@@ -92,6 +94,10 @@ int	 vnetd_apply(struct vnetd *, const struct stmt *, int runtime,
  */
 void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
 
+/* `show link NAME`, the same way; -1 with err if there is no such link. */
+int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
+	    char *err, size_t errlen);
+
 /*
  * The data path: one frame entered the daemon at port in (with the hop
  * limit and identity it carries); send it where forwarding says.
@@ -100,5 +106,6 @@ void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
 	    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
 
 uint64_t vnetd_now_ms(void);
+uint64_t vnetd_now_us(void);
 
 #endif

@@ -12,8 +12,9 @@ usage(void)
 {
 	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
-	    "       del-interface, learn, keepalive, show links|routes|"
-	    "interfaces|macs|stats|config\n");
+	    "       del-interface, learn, keepalive, set-link NAME OPTIONS,\n"
+	    "       show links|routes|interfaces|macs|stats|config,\n"
+	    "       show link NAME\n");
 	exit(1);
 }
 

@@ -258,10 +258,12 @@ vctl() {
 }
 
 # link_field DAEMON LINK COLUMN: one column of `show links` for one link.
-# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops.
+# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops
+# queue_bytes queue_frames ce_marks aqm_drops tail_drops rate.
 link_field() {
 	local d=$1 link=$2 col=$3 i=0 idx=0 c
-	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops; do
+	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops \
+		queue_bytes queue_frames ce_marks aqm_drops tail_drops rate; do
 		i=$((i + 1))
 		[[ $c == "$col" ]] && idx=$i
 	done

@@ -1,0 +1,216 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+void
+sched_opts_default(struct sched_opts *o)
+{
+	o->rate = 0;
+	aqm_params_default(&o->aqm);
+}
+
+void
+sched_opts_from_stmt(struct sched_opts *o, const struct stmt *st)
+{
+	if (st->lopts & STMT_LOPT_RATE)
+		o->rate = st->rate;
+	if (st->lopts & STMT_LOPT_AQM) {
+		aqm_params_default(&o->aqm);
+		if (st->aqm == STMT_AQM_OFF)
+			o->aqm.kind = AQM_OFF;
+		if (st->aqm_target != 0)
+			o->aqm.target = st->aqm_target;
+		if (st->aqm_interval != 0)
+			o->aqm.interval = st->aqm_interval;
+	}
+}
+
+void
+sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
+{
+	struct aqm_params	 def;
+
+	aqm_params_default(&def);
+	st->lopts = 0;
+	if (o->rate != 0) {
+		st->lopts |= STMT_LOPT_RATE;
+		st->rate = o->rate;
+	}
+	if (o->aqm.kind != def.kind || o->aqm.target != def.target ||
+	    o->aqm.interval != def.interval) {
+		st->lopts |= STMT_LOPT_AQM;
+		if (o->aqm.kind == AQM_OFF)
+			st->aqm = STMT_AQM_OFF;
+		else {
+			st->aqm = STMT_AQM_CODEL;
+			st->aqm_target = o->aqm.target;
+			st->aqm_interval = o->aqm.interval;
+		}
+	}
+}
+
+int
+sched_init(struct sched *s, const struct sched_opts *o, size_t limit,
+    size_t prefix, size_t maxframe, uint64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->prefix = prefix;
+	if (lq_init(&s->q, limit, prefix + maxframe) == -1)
+		return -1;
+	sched_set_opts(s, o, now);
+	return 0;
+}
+
+void
+sched_free(struct sched *s)
+{
+	lq_free(&s->q);
+}
+
+void
+sched_set_opts(struct sched *s, const struct sched_opts *o, uint64_t now)
+{
+	uint64_t	 marks = s->aqm.marks, drops = s->aqm.drops;
+
+	s->opts = *o;
+	aqm_init(&s->aqm, &o->aqm);
+	s->aqm.marks = marks;
+	s->aqm.drops = drops;
+	shaper_init(&s->shaper, o->rate, now);
+}
+
+int
+sched_enqueue(struct sched *s, uint64_t now, const uint8_t *prefix,
+    const uint8_t *frame, size_t len)
+{
+	if (lq_push(&s->q, now, prefix, s->prefix, frame, len) == -1) {
+		s->c.tail_drops++;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+sched_sample(struct sched *s, uint64_t now, uint64_t ts)
+{
+	struct sched_sample	*sm = &s->samples[s->nsamples++ % SCHED_SAMPLES];
+	uint64_t		 d = now > ts ? now - ts : 0;
+
+	sm->at = now;
+	sm->sojourn = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+enum sched_result
+sched_dequeue(struct sched *s, uint64_t now, struct lq_item *it,
+    uint64_t *wait)
+{
+	enum aqm_verdict	 v;
+
+	for (;;) {
+		if (lq_peek(&s->q, it) == -1) {
+			aqm_empty(&s->aqm);
+			return SCHED_EMPTY;
+		}
+		if ((*wait = shaper_wait(&s->shaper, now)) != 0)
+			return SCHED_WAIT;
+		lq_pop(&s->q);
+		sched_sample(s, now, it->ts);
+		v = aqm_dequeue(&s->aqm, now, it->ts, s->q.bytes,
+		    it->data + s->prefix, it->len - s->prefix);
+		if (v == AQM_DROP) {
+			s->c.aqm_drops++;
+			continue;
+		}
+		if (v == AQM_MARK)
+			s->c.ce_marks++;
+		shaper_charge(&s->shaper, it->len - s->prefix);
+		return SCHED_SEND;
+	}
+}
+
+void
+sched_flush(struct sched *s)
+{
+	s->c.flushed += s->q.count;
+	lq_flush(&s->q);
+	aqm_empty(&s->aqm);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	 x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void
+sched_quantiles(const struct sched *s, uint64_t now, struct sched_quantiles *qt)
+{
+	uint32_t	 v[SCHED_SAMPLES];
+	size_t		 i, n = 0, have;
+
+	have = s->nsamples < SCHED_SAMPLES ? s->nsamples : SCHED_SAMPLES;
+	for (i = 0; i < have; i++)
+		if (s->samples[i].at + SCHED_WINDOW >= now)
+			v[n++] = s->samples[i].sojourn;
+	memset(qt, 0, sizeof(*qt));
+	qt->n = n;
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	/* Nearest rank. */
+	qt->p50 = v[(n * 50 + 99) / 100 - 1];
+	qt->p99 = v[(n * 99 + 99) / 100 - 1];
+	qt->max = v[n - 1];
+}
+
+struct sched_optent *
+sched_optlist_find(struct sched_optlist *l, const char *name)
+{
+	struct sched_optent	*e;
+
+	TAILQ_FOREACH(e, l, entry)
+		if (strcmp(e->name, name) == 0)
+			return e;
+	return NULL;
+}
+
+struct sched_optent *
+sched_optlist_set(struct sched_optlist *l, const char *name,
+    const struct sched_opts *o)
+{
+	struct sched_optent	*e;
+
+	if ((e = sched_optlist_find(l, name)) == NULL) {
+		if ((e = calloc(1, sizeof(*e))) == NULL)
+			return NULL;
+		strncpy(e->name, name, sizeof(e->name) - 1);
+		TAILQ_INSERT_TAIL(l, e, entry);
+	}
+	e->opts = *o;
+	return e;
+}
+
+void
+sched_optlist_del(struct sched_optlist *l, const char *name)
+{
+	struct sched_optent	*e;
+
+	if ((e = sched_optlist_find(l, name)) != NULL) {
+		TAILQ_REMOVE(l, e, entry);
+		free(e);
+	}
+}
+
+void
+sched_optlist_clear(struct sched_optlist *l)
+{
+	struct sched_optent	*e;
+
+	while ((e = TAILQ_FIRST(l)) != NULL) {
+		TAILQ_REMOVE(l, e, entry);
+		free(e);
+	}
+}
