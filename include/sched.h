@@ -7,6 +7,10 @@
  *
  * Each queued record is a blob: `prefix` bytes of wire header, then the
  * Ethernet frame, which the AQM may mark CE in place.
+ *
+ * With `aqm off` or `aqm codel` the frames wait in one FIFO (lq) under one
+ * CoDel; with `aqm fq_codel` in per-flow queues (fq), each with its CoDel.
+ * Changing between the two throws the queue away (counted as flushed).
  */
 #ifndef VNET_SCHED_H
 #define VNET_SCHED_H
@@ -16,6 +20,7 @@
 #include <stdint.h>
 
 #include "aqm.h"
+#include "fq.h"
 #include "lq.h"
 #include "shaper.h"
 #include "stmt.h"
@@ -44,8 +49,10 @@ struct sched_sample {
 struct sched {
 	struct sched_opts	 opts;
 	size_t			 prefix;
-	struct lq		 q;
+	struct lq		 q;		/* off, codel */
 	struct aqm		 aqm;
+	struct fq		 fq;		/* fq_codel */
+	struct fq_buf		*held;		/* handed out, back next call */
 	struct shaper		 shaper;
 	struct sched_counters	 c;
 	struct sched_sample	 samples[SCHED_SAMPLES];
@@ -70,7 +77,7 @@ void	 sched_opts_from_stmt(struct sched_opts *, const struct stmt *);
 void	 sched_opts_to_stmt(const struct sched_opts *, struct stmt *);
 
 int	 sched_init(struct sched *, const struct sched_opts *, size_t limit,
-	    size_t prefix, size_t maxframe, uint64_t now);
+	    size_t prefix, size_t maxframe, uint64_t now, uint32_t seed);
 void	 sched_free(struct sched *);
 /* New options: the AQM and shaper start afresh, the queue is kept. */
 void	 sched_set_opts(struct sched *, const struct sched_opts *, uint64_t now);
@@ -79,13 +86,16 @@ int	 sched_enqueue(struct sched *, uint64_t now, const uint8_t *prefix,
 	    const uint8_t *frame, size_t len);
 /*
  * The next record to send, taken off the queue (its data valid until the
- * next sched_enqueue): frames the AQM drops on the way are counted and
+ * next call to any sched function): frames the AQM drops on the way are counted and
  * skipped.
  */
 enum sched_result sched_dequeue(struct sched *, uint64_t now,
 	    struct lq_item *it, uint64_t *wait);
 /* Throws the queue away (counted as flushed). */
 void	 sched_flush(struct sched *);
+/* Frames and bytes (prefixes included) queued. */
+size_t	 sched_frames(const struct sched *);
+size_t	 sched_bytes(const struct sched *);
 void	 sched_quantiles(const struct sched *, uint64_t now,
 	    struct sched_quantiles *);
 

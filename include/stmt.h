@@ -28,7 +28,7 @@
  *   rate RATE|none                          RATE: a number (a decimal point
  *                                           allowed) and bit, kbit, mbit,
  *                                           gbit or tbit (powers of 1000)
- *   aqm off|codel [target TIME] [interval TIME]
+ *   aqm off|codel|fq_codel [target TIME] [interval TIME]
  *                                           TIME: a number and us, ms or s
  *
  * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
@@ -98,6 +98,7 @@ enum stmt_show {
 enum stmt_aqm {
 	STMT_AQM_OFF = 1,
 	STMT_AQM_CODEL,
+	STMT_AQM_FQ_CODEL,
 };
 
 /* One side of a forwarding rule. */

@@ -12,7 +12,7 @@
 void
 aqm_params_default(struct aqm_params *p)
 {
-	p->kind = AQM_CODEL;
+	p->kind = AQM_FQ_CODEL;
 	p->target = AQM_TARGET_DEFAULT;
 	p->interval = AQM_INTERVAL_DEFAULT;
 }

@@ -473,7 +473,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)l->c.bytes_out,
 		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
 		    sc->c.aqm_drops),
-		    sc->q.bytes, sc->q.count,
+		    sched_bytes(sc), sched_frames(sc),
 		    (unsigned long long)sc->c.ce_marks,
 		    (unsigned long long)sc->c.aqm_drops,
 		    (unsigned long long)sc->c.tail_drops,
@@ -671,11 +671,12 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	ROWS("state", link_state_name(l->state));
 	ROWS("rate", sc->opts.rate ? stmt_rate_format(sc->opts.rate, buf,
 	    sizeof(buf)) : "-");
-	ROWS("aqm", sc->opts.aqm.kind == AQM_OFF ? "off" : "codel");
+	ROWS("aqm", sc->opts.aqm.kind == AQM_OFF ? "off" :
+	    sc->opts.aqm.kind == AQM_FQ_CODEL ? "fq_codel" : "codel");
 	ROW("aqm_target_us", sc->opts.aqm.target);
 	ROW("aqm_interval_us", sc->opts.aqm.interval);
-	ROW("queue_bytes", sc->q.bytes);
-	ROW("queue_frames", sc->q.count);
+	ROW("queue_bytes", sched_bytes(sc));
+	ROW("queue_frames", sched_frames(sc));
 	ROW("queue_limit", sc->q.limit);
 	ROW("sojourn_samples", qt.n);
 	ROW("sojourn_p50_us", qt.p50);

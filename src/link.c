@@ -102,7 +102,8 @@ link_new(struct vnetd *d, const char *name)
 	l->backoff_ms = LINK_BACKOFF_MIN;
 	link_options(d, name, &o);
 	if (sched_init(&l->sched, &o, l->queue_max, WIRE_HDR_LEN +
-	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us()) == -1) {
+	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
+	    arc4random()) == -1) {
 		free(l);
 		return NULL;
 	}
@@ -752,7 +753,7 @@ link_drain(struct link *l)
 	if ((len = evbuffer_get_length(out)) >= LINK_OUT_MAX)
 		return;
 	/* One allocation for the batch, not one per frame or two. */
-	if (l->sched.q.count > 1)
+	if (sched_frames(&l->sched) > 1)
 		(void)evbuffer_expand(out, LINK_OUT_MAX - len);
 	now = vnetd_now_us();
 	while (evbuffer_get_length(out) < LINK_OUT_MAX) {

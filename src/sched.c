@@ -19,6 +19,10 @@ sched_opts_from_stmt(struct sched_opts *o, const struct stmt *st)
 		aqm_params_default(&o->aqm);
 		if (st->aqm == STMT_AQM_OFF)
 			o->aqm.kind = AQM_OFF;
+		else if (st->aqm == STMT_AQM_FQ_CODEL)
+			o->aqm.kind = AQM_FQ_CODEL;
+		else
+			o->aqm.kind = AQM_CODEL;
 		if (st->aqm_target != 0)
 			o->aqm.target = st->aqm_target;
 		if (st->aqm_interval != 0)
@@ -43,21 +47,42 @@ sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
 		if (o->aqm.kind == AQM_OFF)
 			st->aqm = STMT_AQM_OFF;
 		else {
-			st->aqm = STMT_AQM_CODEL;
+			st->aqm = o->aqm.kind == AQM_FQ_CODEL ?
+			    STMT_AQM_FQ_CODEL : STMT_AQM_CODEL;
 			st->aqm_target = o->aqm.target;
 			st->aqm_interval = o->aqm.interval;
 		}
 	}
 }
 
+static int
+sched_fq(const struct sched *s)
+{
+	return s->opts.aqm.kind == AQM_FQ_CODEL;
+}
+
+static void
+sched_unhold(struct sched *s)
+{
+	if (s->held != NULL) {
+		fq_release(&s->fq, s->held);
+		s->held = NULL;
+	}
+}
+
 int
 sched_init(struct sched *s, const struct sched_opts *o, size_t limit,
-    size_t prefix, size_t maxframe, uint64_t now)
+    size_t prefix, size_t maxframe, uint64_t now, uint32_t seed)
 {
 	memset(s, 0, sizeof(*s));
 	s->prefix = prefix;
+	s->opts = *o;
 	if (lq_init(&s->q, limit, prefix + maxframe) == -1)
 		return -1;
+	if (fq_init(&s->fq, limit, prefix, &o->aqm, seed) == -1) {
+		lq_free(&s->q);
+		return -1;
+	}
 	sched_set_opts(s, o, now);
 	return 0;
 }
@@ -65,18 +90,33 @@ sched_init(struct sched *s, const struct sched_opts *o, size_t limit,
 void
 sched_free(struct sched *s)
 {
+	sched_unhold(s);
 	lq_free(&s->q);
+	fq_free(&s->fq);
+}
+
+size_t
+sched_frames(const struct sched *s)
+{
+	return sched_fq(s) ? s->fq.count : s->q.count;
+}
+
+size_t
+sched_bytes(const struct sched *s)
+{
+	return sched_fq(s) ? s->fq.bytes : s->q.bytes + s->q.count * s->prefix;
 }
 
 void
 sched_set_opts(struct sched *s, const struct sched_opts *o, uint64_t now)
 {
-	uint64_t	 marks = s->aqm.marks, drops = s->aqm.drops;
+	int	 was_fq = sched_fq(s);
 
 	s->opts = *o;
+	if (sched_fq(s) != was_fq)
+		sched_flush(s);
 	aqm_init(&s->aqm, &o->aqm);
-	s->aqm.marks = marks;
-	s->aqm.drops = drops;
+	fq_set_params(&s->fq, &o->aqm);
 	shaper_init(&s->shaper, o->rate, now);
 }
 
@@ -84,7 +124,14 @@ int
 sched_enqueue(struct sched *s, uint64_t now, const uint8_t *prefix,
     const uint8_t *frame, size_t len)
 {
-	if (lq_push(&s->q, now, prefix, s->prefix, frame, len) == -1) {
+	int	 r;
+
+	sched_unhold(s);
+	if (sched_fq(s))
+		r = fq_enqueue(&s->fq, now, prefix, frame, len);
+	else
+		r = lq_push(&s->q, now, prefix, s->prefix, frame, len);
+	if (r == -1) {
 		s->c.tail_drops++;
 		return -1;
 	}
@@ -106,7 +153,26 @@ sched_dequeue(struct sched *s, uint64_t now, struct lq_item *it,
     uint64_t *wait)
 {
 	enum aqm_verdict	 v;
+	int			 marked;
 
+	sched_unhold(s);
+	if (sched_fq(s)) {
+		if (s->fq.count == 0)
+			return SCHED_EMPTY;
+		if ((*wait = shaper_wait(&s->shaper, now)) != 0)
+			return SCHED_WAIT;
+		s->held = fq_dequeue(&s->fq, now, &s->c.aqm_drops, &marked);
+		if (s->held == NULL)
+			return SCHED_EMPTY;
+		it->data = s->held->data;
+		it->len = s->held->len;
+		it->ts = s->held->ts;
+		sched_sample(s, now, it->ts);
+		if (marked)
+			s->c.ce_marks++;
+		shaper_charge(&s->shaper, it->len - s->prefix);
+		return SCHED_SEND;
+	}
 	for (;;) {
 		if (lq_peek(&s->q, it) == -1) {
 			aqm_empty(&s->aqm);
@@ -132,8 +198,10 @@ sched_dequeue(struct sched *s, uint64_t now, struct lq_item *it,
 void
 sched_flush(struct sched *s)
 {
-	s->c.flushed += s->q.count;
+	sched_unhold(s);
+	s->c.flushed += s->q.count + s->fq.count;
 	lq_flush(&s->q);
+	fq_flush(&s->fq);
 	aqm_empty(&s->aqm);
 }
 

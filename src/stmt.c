@@ -76,8 +76,8 @@ static int	args_set_link(struct parser *, struct stmt *);
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV]"
 #define LINK_USAGE	"NAME HOST:PORT"
-#define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel [target TIME] " \
-			"[interval TIME]]"
+#define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
+			"[target TIME] [interval TIME]]"
 
 /*
  * The printer takes the first entry of a kind and op, so the plain form
@@ -798,10 +798,14 @@ link_opts_arg(struct parser *p, int i, struct stmt *st)
 				st->aqm = STMT_AQM_OFF;
 				continue;
 			}
-			if (strcmp(t->s, "codel") != 0)
+			if (strcmp(t->s, "codel") == 0)
+				st->aqm = STMT_AQM_CODEL;
+			else if (strcmp(t->s, "fq_codel") == 0)
+				st->aqm = STMT_AQM_FQ_CODEL;
+			else
 				return fail(p, t->col, "unknown aqm '%s' "
-				    "(expected off or codel)", show(b, t->s));
-			st->aqm = STMT_AQM_CODEL;
+				    "(expected off, codel or fq_codel)",
+				    show(b, t->s));
 			while (i < p->ntok) {
 				t = &p->tok[i];
 				if (strcmp(t->s, "target") == 0 &&
@@ -980,7 +984,8 @@ format_link_opts(const struct stmt *st, char *buf, size_t len)
 		if (st->aqm == STMT_AQM_OFF)
 			snprintf(buf + o, len - o, " aqm off");
 		else
-			snprintf(buf + o, len - o, " aqm codel%s%s%s%s",
+			snprintf(buf + o, len - o, " aqm %s%s%s%s%s",
+			    st->aqm == STMT_AQM_FQ_CODEL ? "fq_codel" : "codel",
 			    st->aqm_target ? " target " : "",
 			    st->aqm_target ? stmt_time_format(st->aqm_target,
 			    t, sizeof(t)) : "",
@@ -1119,7 +1124,7 @@ link_opts_equal(const struct stmt *a, const struct stmt *b)
 	if ((a->lopts & STMT_LOPT_RATE) && a->rate != b->rate)
 		return 0;
 	if ((a->lopts & STMT_LOPT_AQM) && (a->aqm != b->aqm ||
-	    (a->aqm == STMT_AQM_CODEL && (a->aqm_target != b->aqm_target ||
+	    (a->aqm != STMT_AQM_OFF && (a->aqm_target != b->aqm_target ||
 	    a->aqm_interval != b->aqm_interval))))
 		return 0;
 	return 1;

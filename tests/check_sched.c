@@ -10,6 +10,7 @@
 
 #include "aqm.h"
 #include "buf.h"
+#include "fq.h"
 #include "lq.h"
 #include "pkt.h"
 #include "sched.h"
@@ -445,6 +446,113 @@ START_TEST(shaper_unlimited)
 }
 END_TEST
 
+/* fq */
+
+/* A TCP frame of flow sport, payload bytes; sojourn is the caller's. */
+static size_t
+flow_frame(uint8_t *f, size_t cap, uint16_t sport, uint8_t ecn, size_t payload)
+{
+	struct pkt	 p;
+	size_t		 len = frame(f, cap, 4, ecn, payload);
+
+	ck_assert_int_eq(pkt_parse(&p, f, len), PKT_OK);
+	put_u16(f + p.l4off, sport);
+	put_u16(f + p.l4off + 16, 0);
+	put_u16(f + p.l4off + 16, pkt_tcp_csum(f, &p));
+	return len;
+}
+
+static uint16_t
+buf_sport(const struct fq_buf *b, size_t prefix)
+{
+	struct pkt	 p;
+
+	ck_assert_int_eq(pkt_parse(&p, b->data + prefix, b->len - prefix),
+	    PKT_OK);
+	return p.sport;
+}
+
+/* A sparse flow's frame goes ahead of a bulk flow's standing queue. */
+START_TEST(fq_sparse_first)
+{
+	struct fq		 q;
+	struct aqm_params	 p;
+	struct fq_buf		*b;
+	uint8_t			 f[2048], pre[4] = { 9, 9, 9, 9 };
+	size_t			 len;
+	uint64_t		 drops = 0;
+	int			 i, marked;
+
+	aqm_params_default(&p);
+	ck_assert_int_eq(fq_init(&q, 1 << 20, sizeof(pre), &p, 5), 0);
+	len = flow_frame(f, sizeof(f), 1000, PKT_ECN_ECT0, 1400);
+	ck_assert_uint_ne(fq_hash(&q, f, len), fq_hash(&q, f, len) + 1);
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+	/* Serve a few of the bulk flow, then a ping-like frame arrives. */
+	for (i = 0; i < 3; i++) {
+		b = fq_dequeue(&q, SEC, &drops, &marked);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_uint_eq(buf_sport(b, sizeof(pre)), 1000);
+		ck_assert(memcmp(b->data, pre, sizeof(pre)) == 0);
+		fq_release(&q, b);
+	}
+	len = flow_frame(f, sizeof(f), 2000, PKT_ECN_NOT_ECT, 56);
+	ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+	b = fq_dequeue(&q, SEC, &drops, &marked);
+	ck_assert_uint_eq(buf_sport(b, sizeof(pre)), 2000);
+	fq_release(&q, b);
+	ck_assert_uint_eq(q.count, 97);
+	fq_free(&q);
+}
+END_TEST
+
+/* Two bulk flows share by bytes; CoDel signals each flow on its own. */
+START_TEST(fq_fair)
+{
+	struct fq		 q;
+	struct aqm_params	 p;
+	struct fq_buf		*b;
+	uint8_t			 f[2048], pre[16];
+	size_t			 len, n1 = 0, n2 = 0;
+	uint64_t		 drops = 0, t;
+	int			 i, marked, marks = 0;
+
+	memset(pre, 0, sizeof(pre));
+	aqm_params_default(&p);
+	ck_assert_int_eq(fq_init(&q, 1 << 22, sizeof(pre), &p, 5), 0);
+	/* Flow 1 ECN-capable and big frames, flow 2 not, smaller frames. */
+	for (i = 0; i < 1000; i++) {
+		len = flow_frame(f, sizeof(f), 1, PKT_ECN_ECT0, 1400);
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+		len = flow_frame(f, sizeof(f), 2, PKT_ECN_NOT_ECT, 700);
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+	}
+	/* Dequeued a frame per ms, each having waited long. */
+	for (t = SEC + 50 * MS; q.count > 0; t += MS) {
+		if ((b = fq_dequeue(&q, t, &drops, &marked)) == NULL)
+			break;
+		marks += marked;
+		if (buf_sport(b, sizeof(pre)) == 1)
+			n1 += b->len - sizeof(pre);
+		else {
+			n2 += b->len - sizeof(pre);
+			ck_assert(!marked);
+		}
+		if (n1 + n2 < 600000) {
+			double r = (double)n1 / (double)(n2 ? n2 : 1);
+
+			ck_assert_msg(n1 + n2 < 100000 || (r > 0.9 && r < 1.1),
+			    "bytes %zu vs %zu", n1, n2);
+		}
+		fq_release(&q, b);
+	}
+	ck_assert_int_gt(marks, 0);
+	ck_assert_uint_gt(drops, 0);
+	fq_free(&q);
+}
+END_TEST
+
 /* sched: the three together */
 
 /*
@@ -467,7 +575,8 @@ sched_run(uint8_t ecn, struct sched_counters *c, struct sched_quantiles *qt)
 	memset(pre, 0xee, sizeof(pre));
 	sched_opts_default(&o);
 	o.rate = 10000000;
-	ck_assert_int_eq(sched_init(&s, &o, 1 << 20, sizeof(pre), 65536, t), 0);
+	ck_assert_int_eq(sched_init(&s, &o, 1 << 20, sizeof(pre), 65536, t,
+	    1), 0);
 	while (t < 6 * SEC) {
 		if (t >= next_in) {
 			sched_enqueue(&s, t, pre, f, len);
@@ -566,6 +675,8 @@ main(void)
 	tcase_add_test(tc, shaper_accuracy);
 	tcase_add_test(tc, shaper_burst);
 	tcase_add_test(tc, shaper_unlimited);
+	tcase_add_test(tc, fq_sparse_first);
+	tcase_add_test(tc, fq_fair);
 	tcase_add_test(tc, sched_ecn);
 	tcase_add_test(tc, sched_opts_stmt);
 	suite_add_tcase(s, tc);

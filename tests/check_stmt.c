@@ -110,6 +110,8 @@ static const struct {
 	{ "link h1 10.0.0.1:655 rate none",	"link h1 10.0.0.1:655 rate none" },
 	{ "link h1 10.0.0.1:655 aqm off",	"link h1 10.0.0.1:655 aqm off" },
 	{ "link h1 10.0.0.1:655 aqm codel",	"link h1 10.0.0.1:655 aqm codel" },
+	{ "link h1 10.0.0.1:655 aqm fq_codel target 1ms",
+	    "link h1 10.0.0.1:655 aqm fq_codel target 1ms" },
 	{ "link h1 10.0.0.1:655 aqm codel interval 0.2s target 5000us",
 	    "link h1 10.0.0.1:655 aqm codel target 5ms interval 200ms" },
 	{ "add-link h1 10.0.0.1:655 aqm codel target 2.5ms rate 100mbit",
@@ -513,7 +515,7 @@ static const struct {
 	{ "link a b:1 rate 1mbit rate 2mbit", 23, "link: rate given twice" },
 	{ "link a b:1 aqm",		15, "link: expected NAME HOST:PORT" },
 	{ "link a b:1 aqm red",		16, "link: unknown aqm 'red' (expected "
-	    "off or codel)" },
+	    "off, codel or fq_codel)" },
 	{ "link a b:1 aqm off aqm off",	20, "link: aqm given twice" },
 	{ "link a b:1 aqm off target 5ms", 20,
 	    "link: unexpected 'target'" },
@@ -526,7 +528,8 @@ static const struct {
 	{ "link a b:1 fast",		12,
 	    "link: unexpected 'fast'" },
 	{ "set-link a",			11, "set-link: expected NAME "
-	    "[rate RATE|none] [aqm off|codel [target TIME] [interval TIME]]" },
+	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
+	    "[interval TIME]]" },
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
 	{ "show link",			10, "show: expected links, routes, "
@@ -1155,8 +1158,8 @@ rnd_link_opts(unsigned int *state, struct stmt *st, int need)
 		    rnd(state, 992)) * mult[rnd(state, 3)] + rnd(state, 2);
 	}
 	if (st->lopts & STMT_LOPT_AQM) {
-		st->aqm = rnd(state, 2) ? STMT_AQM_CODEL : STMT_AQM_OFF;
-		if (st->aqm == STMT_AQM_CODEL) {
+		st->aqm = (enum stmt_aqm)(STMT_AQM_OFF + rnd(state, 3));
+		if (st->aqm != STMT_AQM_OFF) {
 			if (rnd(state, 2))
 				st->aqm_target = STMT_TIME_MIN +
 				    rnd(state, 1000000);
