@@ -43,6 +43,20 @@ wait_for 15 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2"
 
 [[ $(link_field h1 h2 rate) == 10mbit ]] ||
 	fail "show links gives rate '$(link_field h1 h2 rate)', not 10mbit"
+vctl h1 show config | grep -qxF "link h2 $(addr h2):$PORT rate 10mbit" ||
+	fail "show config lost the rate: $(vctl h1 show config)"
+# The incoming end: options by name, at run time, kept in show config.
+vctl h2 set-link h1 rate 20mbit aqm codel target 4ms ||
+	fail "set-link refused"
+[[ $(link_field h2 h1 rate) == 20mbit ]] || fail "set-link did not set the rate"
+vctl h2 show config | grep -qxF "set-link h1 rate 20mbit aqm codel target 4ms interval 100ms" ||
+	fail "show config lacks the set-link: $(vctl h2 show config)"
+vctl h2 show link h1 | grep -q '^aqm_target_us  *4000$' ||
+	fail "show link h1: $(vctl h2 show link h1)"
+if vctl h2 show link nosuch 2>/dev/null; then
+	fail "show link of no link succeeded"
+fi
+vctl h2 set-link h1 rate none aqm fq_codel || fail "set-link refused"
 
 iperf_listening() { in_guest g2 ss -Hltn 'sport = :5201' | grep -q .; }
 in_guest g2 iperf3 -s >/dev/null 2>&1 &
