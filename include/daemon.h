@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched.h"
 #include "stmt.h"
 
 struct event_base;
@@ -75,6 +76,7 @@ struct vnetd {
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
+	struct sched_optlist	 linkopts;	/* link options by name */
 };
 
 /* Set defaults; 0 or -1. */
@@ -97,6 +99,10 @@ int	 vnetd_apply(struct vnetd *, const struct stmt *, int runtime,
  */
 void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
 
+/* `show link NAME`, the same way; -1 with err if there is no such link. */
+int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
+	    char *err, size_t errlen);
+
 /*
  * The data path: one frame entered the daemon at port in (with the hop
  * limit and identity it carries); send it where forwarding says.
@@ -105,6 +111,7 @@ void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
 	    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
 
 uint64_t vnetd_now_ms(void);
+uint64_t vnetd_now_us(void);
 
 /* The node name used when the configuration has no node statement. */
 void	 vnetd_default_node(char *buf, size_t len);

@@ -16,7 +16,7 @@
  *   interface NAME tap [DEV]                (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
  *   del-interface NAME
- *   link NAME HOST:PORT                     (also add-link)
+ *   link NAME HOST:PORT [LINKOPT...]        (also add-link)
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
@@ -24,6 +24,16 @@
  *   add-listen ADDR:PORT, del-listen ADDR:PORT
  *   reload                                  (control socket only)
  *   save [PATH]                             (control socket only)
+ *   show link NAME
+ *   set-link NAME LINKOPT...                (options by link name: now, and
+ *                                           whenever a link NAME comes up)
+ *
+ * LINKOPT, each at most once:
+ *   rate RATE|none                          RATE: a number (a decimal point
+ *                                           allowed) and bit, kbit, mbit,
+ *                                           gbit or tbit (powers of 1000)
+ *   aqm off|codel|fq_codel [target TIME] [interval TIME]
+ *                                           TIME: a number and us, ms or s
  *
  * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
  * NAME is 1..31 characters of [A-Za-z0-9._-] starting with a letter or digit.
@@ -62,6 +72,7 @@ enum stmt_kind {
 	STMT_SHOW,
 	STMT_RELOAD,
 	STMT_SAVE,
+	STMT_SET_LINK,
 };
 
 enum stmt_op {
@@ -81,6 +92,22 @@ enum stmt_show {
 	STMT_SHOW_MACS,
 	STMT_SHOW_STATS,
 	STMT_SHOW_CONFIG,
+	STMT_SHOW_LINK,		/* name: the link */
+};
+
+/* Link options a statement gives (bits of stmt.lopts). */
+#define STMT_LOPT_RATE	0x1
+#define STMT_LOPT_AQM	0x2
+
+#define STMT_RATE_MIN	8000ULL			/* bit/s */
+#define STMT_RATE_MAX	1000000000000ULL	/* bit/s */
+#define STMT_TIME_MIN	100			/* us */
+#define STMT_TIME_MAX	60000000		/* us */
+
+enum stmt_aqm {
+	STMT_AQM_OFF = 1,
+	STMT_AQM_CODEL,
+	STMT_AQM_FQ_CODEL,
 };
 
 /* One side of a forwarding rule. */
@@ -121,6 +148,12 @@ struct stmt {
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
+	/* link, set-link: the options given (STMT_LOPT_*), and their values */
+	unsigned int		lopts;
+	uint64_t		rate;			/* bit/s; 0: none */
+	enum stmt_aqm		aqm;
+	uint32_t		aqm_target;		/* us */
+	uint32_t		aqm_interval;		/* us */
 };
 
 struct stmt_error {
@@ -154,6 +187,11 @@ char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len
 
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);
+
+/* Formats a rate (bit/s) as the parser reads it: "10mbit"; buf >= 32. */
+char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
+/* Formats a time (us): "5ms", "250us"; buf >= 32. */
+char	*stmt_time_format(uint32_t us, char *buf, size_t len);
 
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);

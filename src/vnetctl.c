@@ -14,8 +14,9 @@ usage(void)
 	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
 	    "       del-interface, add-listen, del-listen, learn, keepalive,\n"
-	    "       reload, save [FILE], show links|routes|interfaces|macs|"
-	    "stats|config\n");
+	    "       set-link NAME OPTIONS, reload, save [FILE],\n"
+	    "       show links|routes|interfaces|macs|stats|config,\n"
+	    "       show link NAME\n");
 	exit(1);
 }
 
