@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched.h"
 #include "stmt.h"
 
 struct event_base;
@@ -76,6 +77,7 @@ struct vnetd {
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
+	struct sched_optlist	 linkopts;	/* link options by name */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
@@ -100,6 +102,10 @@ int	 vnetd_apply(struct vnetd *, const struct stmt *, int runtime,
  * ctl.h) without the final %end line.
  */
 void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
+
+/* `show link NAME`, the same way; -1 with err if there is no such link. */
+int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
+	    char *err, size_t errlen);
 
 /*
  * The data path: one frame entered the daemon at port in (with the hop

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sched.h"
 #include "stmt.h"
 #include "wire.h"
 
@@ -40,7 +41,15 @@ struct link;
 #define LINK_BACKOFF_MIN	1000			/* ms */
 #define LINK_BACKOFF_MAX	30000			/* ms */
 #define LINK_HANDSHAKE_TIMEOUT	10			/* s */
-#define LINK_CHUNK		(128 * 1024)		/* queue chain size */
+/*
+ * The queue stays where the scheduler sees it: the connection's output
+ * buffer is refilled from the link's queue only up to LINK_OUT_MAX bytes
+ * (when it drains to LINK_OUT_LOW), and the kernel holds at most about
+ * LINK_NOTSENT_LOWAT bytes not yet sent (TCP_NOTSENT_LOWAT).
+ */
+#define LINK_OUT_MAX		(64 * 1024)
+#define LINK_OUT_LOW		(16 * 1024)
+#define LINK_NOTSENT_LOWAT	(64 * 1024)
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -74,7 +83,7 @@ struct conn {
 struct link_counters {
 	uint64_t	frames_in, bytes_in;
 	uint64_t	frames_out, bytes_out;
-	uint64_t	drops;		/* queue full */
+	uint64_t	drops;		/* tail and AQM drops (see sched) */
 	uint64_t	connects;	/* times it came up */
 };
 
@@ -90,9 +99,10 @@ struct link {
 	struct event		*ev_retry;
 	unsigned int		 backoff_ms;
 	size_t			 queue_max;
-	size_t			 room;		/* in the queue's last chain */
 	struct fwd_port		*port;
 	struct link_counters	 c;
+	struct sched		 sched;		/* the frames waiting to go */
+	struct event		*ev_pace;	/* the shaper's wake-up */
 };
 
 struct link	*link_find(struct vnetd *, const char *name);
@@ -100,10 +110,22 @@ struct link	*link_find(struct vnetd *, const char *name);
 int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
 int		 link_del(struct vnetd *, const char *name, char *err, size_t errlen);
 void		 link_free(struct link *);
-/* Queues one frame; counts a drop if the queue is full. */
+/*
+ * Queues one frame (counts a tail drop if the queue is full) and sends what
+ * the scheduler lets go.
+ */
 void		 link_send(struct link *, const uint8_t *eth, size_t len,
 		    uint8_t hops, uint32_t origin, uint32_t seq);
 const char	*link_state_name(enum link_state);
+/*
+ * `set-link NAME OPTIONS`: the options given replace those remembered for
+ * NAME (the rest stay), and apply at once if link NAME exists.
+ */
+int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
+		    size_t errlen);
+/* The options link NAME has or will have. */
+void		 link_options(struct vnetd *, const char *name,
+		    struct sched_opts *);
 
 /* An accepted connection: starts its handshake. */
 void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,

@@ -16,7 +16,7 @@
  *   interface NAME tap [DEV]                (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
  *   del-interface NAME
- *   link NAME HOST:PORT                     (also add-link)
+ *   link NAME HOST:PORT [LINKOPT...]        (also add-link)
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
@@ -24,6 +24,16 @@
  *   add-listen ADDR:PORT, del-listen ADDR:PORT
  *   reload                                  (control socket only)
  *   save [PATH]                             (control socket only)
+ *   show link NAME
+ *   set-link NAME LINKOPT...                (options by link name: now, and
+ *                                           whenever a link NAME comes up)
+ *
+ * LINKOPT, each at most once:
+ *   rate RATE|none                          RATE: a number (a decimal point
+ *                                           allowed) and bit, kbit, mbit,
+ *                                           gbit or tbit (powers of 1000)
+ *   aqm off|codel|fq_codel [target TIME] [interval TIME]
+ *                                           TIME: a number and us, ms or s
  *   vcc IFACE ecn virtual                   (also add-vcc)
  *   vcc share IFACE window BYTES
  *   vcc class NAME [match tcp-port P[,P..]] [match src CIDR]
@@ -72,6 +82,7 @@ enum stmt_kind {
 	STMT_SHOW,
 	STMT_RELOAD,
 	STMT_SAVE,
+	STMT_SET_LINK,
 	STMT_VCC,
 };
 
@@ -92,8 +103,24 @@ enum stmt_show {
 	STMT_SHOW_MACS,
 	STMT_SHOW_STATS,
 	STMT_SHOW_CONFIG,
+	STMT_SHOW_LINK,		/* name: the link */
 	STMT_SHOW_FLOWS,
 	STMT_SHOW_VCC,
+};
+
+/* Link options a statement gives (bits of stmt.lopts). */
+#define STMT_LOPT_RATE	0x1
+#define STMT_LOPT_AQM	0x2
+
+#define STMT_RATE_MIN	8000ULL			/* bit/s */
+#define STMT_RATE_MAX	1000000000000ULL	/* bit/s */
+#define STMT_TIME_MIN	100			/* us */
+#define STMT_TIME_MAX	60000000		/* us */
+
+enum stmt_aqm {
+	STMT_AQM_OFF = 1,
+	STMT_AQM_CODEL,
+	STMT_AQM_FQ_CODEL,
 };
 
 /* What a vcc statement is about. */
@@ -106,7 +133,6 @@ enum stmt_vcc {
 #define STMT_PORTS_MAX		16
 #define STMT_WEIGHT_MAX		1000
 #define STMT_WINDOW_MAX		(1U << 30)
-#define STMT_RATE_MAX		(1000ULL * 1000 * 1000 * 1000)	/* 1000gbit */
 
 /* An address prefix; family 0 when not given. */
 struct stmt_cidr {
@@ -171,6 +197,12 @@ struct stmt {
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
+	/* link, set-link: the options given (STMT_LOPT_*), and their values */
+	unsigned int		lopts;
+	uint64_t		rate;			/* bit/s; 0: none */
+	enum stmt_aqm		aqm;
+	uint32_t		aqm_target;		/* us */
+	uint32_t		aqm_interval;		/* us */
 	/* vcc: name is the interface (ecn, share) or the class */
 	enum stmt_vcc		vcc;
 	uint64_t		window;			/* vcc share */
@@ -209,12 +241,15 @@ char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);
 
+/* Formats a rate (bit/s) as the parser reads it: "10mbit"; buf >= 32. */
+char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
+/* Formats a time (us): "5ms", "250us"; buf >= 32. */
+char	*stmt_time_format(uint32_t us, char *buf, size_t len);
+
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
 
-/* Formats a rate in the largest unit that divides it ("10mbit"). buf >= 32. */
-char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
 /* Formats ADDR/PREFIX.  buf >= 64. */
 char	*stmt_cidr_format(const struct stmt_cidr *, char *buf, size_t len);
 /* 1 when addr (4 or 16 bytes of family 4 or 6) lies in the prefix. */

@@ -70,6 +70,7 @@ config_stmt_order(const struct stmt *st)
 	case STMT_INTERFACE:
 		return 2;
 	case STMT_LINK:
+	case STMT_SET_LINK:
 		return 3;
 	case STMT_ROUTE:
 		return 4;
@@ -175,6 +176,7 @@ config_check_line(struct config *cf, size_t i,
 		case STMT_SHOW:
 		case STMT_RELOAD:
 		case STMT_SAVE:
+		case STMT_SET_LINK:
 			break;
 		}
 		if (kw != NULL) {

@@ -77,6 +77,13 @@ control_request(struct control_conn *cc, const char *line)
 		reply_error(out, perr.msg);
 		return;
 	}
+	if (st.kind == STMT_SHOW && st.show == STMT_SHOW_LINK) {
+		if (vnetd_show_link(d, st.name, out, err, sizeof(err)) == -1)
+			reply_error(out, err);
+		else
+			evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
 	if (st.kind == STMT_SHOW) {
 		vnetd_show(d, st.show, out);
 		evbuffer_add_printf(out, "%%end\n");

@@ -79,6 +79,7 @@ vnetd_init(struct vnetd *d)
 	TAILQ_INIT(&d->pending);
 	TAILQ_INIT(&d->closing);
 	TAILQ_INIT(&d->ifaces);
+	TAILQ_INIT(&d->linkopts);
 	vnetd_default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
@@ -196,6 +197,7 @@ vnetd_free(struct vnetd *d)
 		event_base_free(d->base);
 	if (d->fwd != NULL)
 		fwd_free(d->fwd);
+	sched_optlist_clear(&d->linkopts);
 	free(d->rxbuf);
 	free(d->txbuf);
 	vcc_free(d->vcc);
@@ -436,6 +438,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_RELOAD:
 	case STMT_SAVE:
 		break;
+	case STMT_SET_LINK:
+		return link_set_options(d, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -494,9 +498,11 @@ show_links(struct vnetd *d, struct evbuffer *out)
 	const char	*peer;
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tconnects");
+	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
+	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate");
 	TAILQ_FOREACH(l, &d->links, entry) {
-		char addr[STMT_HOST_MAX + 10];
+		char addr[STMT_HOST_MAX + 10], rate[32];
+		const struct sched *sc = &l->sched;
 
 		if (l->conn != NULL)
 			peer = l->conn->peer;
@@ -506,15 +512,23 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\n", l->name, link_state_name(l->state),
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\n", l->name,
+		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
 		    (unsigned long long)l->c.frames_in,
 		    (unsigned long long)l->c.bytes_in,
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
-		    (unsigned long long)l->c.drops,
-		    (unsigned long long)l->c.connects);
+		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
+		    sc->c.aqm_drops),
+		    (unsigned long long)l->c.connects,
+		    sched_bytes(sc), sched_frames(sc),
+		    (unsigned long long)sc->c.ce_marks,
+		    (unsigned long long)sc->c.aqm_drops,
+		    (unsigned long long)sc->c.tail_drops,
+		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
+		    sizeof(rate)) : "-");
 	}
 }
 
@@ -712,6 +726,8 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	struct listener		*ls;
 	struct iface		*ifc;
 	struct link		*l;
+	struct sched_optent	*e;
+	struct sched_opts	 o;
 
 #define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
 	START(STMT_NODE);
@@ -744,7 +760,19 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
 		st.addr = l->addr;
+		link_options(d, l->name, &o);
+		sched_opts_to_stmt(&o, &st);
 		cb(&st, arg);
+	}
+	/* Options for links that only the peers open. */
+	TAILQ_FOREACH(e, &d->linkopts, entry) {
+		if ((l = link_find(d, e->name)) != NULL && l->configured)
+			continue;
+		START(STMT_SET_LINK);
+		snprintf(st.name, sizeof(st.name), "%s", e->name);
+		sched_opts_to_stmt(&e->opts, &st);
+		if (st.lopts != 0)
+			cb(&st, arg);
 	}
 #undef START
 	fwd_route_foreach(d->fwd, config_route_cb, &w);
@@ -784,6 +812,54 @@ vnetd_save(struct vnetd *d, const char *path, char *err, size_t errlen)
 	return r;
 }
 
+int
+vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
+    char *err, size_t errlen)
+{
+	struct link		*l;
+	const struct sched	*sc;
+	struct sched_quantiles	 qt;
+	char			 buf[32];
+
+	if ((l = link_find(d, name)) == NULL) {
+		snprintf(err, errlen, "no link %s", name);
+		return -1;
+	}
+	sc = &l->sched;
+	sched_quantiles(sc, vnetd_now_us(), &qt);
+	show_columns(out, "name\tvalue");
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
+#define ROWS(n, v) evbuffer_add_printf(out, "%s\t%s\n", n, v)
+	ROWS("name", l->name);
+	ROWS("state", link_state_name(l->state));
+	ROWS("rate", sc->opts.rate ? stmt_rate_format(sc->opts.rate, buf,
+	    sizeof(buf)) : "-");
+	ROWS("aqm", sc->opts.aqm.kind == AQM_OFF ? "off" :
+	    sc->opts.aqm.kind == AQM_FQ_CODEL ? "fq_codel" : "codel");
+	ROW("aqm_target_us", sc->opts.aqm.target);
+	ROW("aqm_interval_us", sc->opts.aqm.interval);
+	ROW("queue_bytes", sched_bytes(sc));
+	ROW("queue_frames", sched_frames(sc));
+	ROW("queue_limit", sc->q.limit);
+	ROW("sojourn_samples", qt.n);
+	ROW("sojourn_p50_us", qt.p50);
+	ROW("sojourn_p99_us", qt.p99);
+	ROW("sojourn_max_us", qt.max);
+	ROW("ce_marks", sc->c.ce_marks);
+	ROW("aqm_drops", sc->c.aqm_drops);
+	ROW("tail_drops", sc->c.tail_drops);
+	ROW("flushed", sc->c.flushed);
+	ROW("aqm_dropping", sc->aqm.dropping);
+	ROW("aqm_count", sc->aqm.count);
+	ROW("frames_out", l->c.frames_out);
+	ROW("bytes_out", l->c.bytes_out);
+	ROW("frames_in", l->c.frames_in);
+	ROW("bytes_in", l->c.bytes_in);
+#undef ROW
+#undef ROWS
+	return 0;
+}
+
 void
 vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 {
@@ -808,6 +884,8 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	case STMT_SHOW_CONFIG:
 		vnetd_config(d, print_stmt, out);
 		break;
+	case STMT_SHOW_LINK:
+		break;		/* vnetd_show_link(): it needs the name */
 	case STMT_SHOW_FLOWS:
 		show_columns(out, "interface\tguest\tdir\tremote\tstate\tecn\t"
 		    "srtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\tece\t"

@@ -28,6 +28,7 @@ static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	conn_readcb(struct bufferevent *, void *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
 static void	conn_close(struct conn *, const char *why, int bad);
+static void	link_drain(struct link *);
 
 const char *
 link_state_name(enum link_state s)
@@ -70,10 +71,28 @@ link_retry_cb(evutil_socket_t fd, short ev, void *arg)
 	link_dial(arg);
 }
 
+static void
+link_pace_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	link_drain(arg);
+}
+
+void
+link_options(struct vnetd *d, const char *name, struct sched_opts *o)
+{
+	struct sched_optent	*e;
+
+	if ((e = sched_optlist_find(&d->linkopts, name)) != NULL)
+		*o = e->opts;
+	else
+		sched_opts_default(o);
+}
+
 static struct link *
 link_new(struct vnetd *d, const char *name)
 {
-	struct link	*l;
+	struct link		*l;
+	struct sched_opts	 o;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
@@ -81,10 +100,21 @@ link_new(struct vnetd *d, const char *name)
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->queue_max = LINK_QUEUE_DEFAULT;
 	l->backoff_ms = LINK_BACKOFF_MIN;
+	link_options(d, name, &o);
+	if (sched_init(&l->sched, &o, l->queue_max, WIRE_HDR_LEN +
+	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
+	    arc4random()) == -1) {
+		free(l);
+		return NULL;
+	}
 	if ((l->port = fwd_port_ref(d->fwd, FWD_LINK, name)) == NULL ||
-	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL) {
+	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL ||
+	    (l->ev_pace = evtimer_new(d->base, link_pace_cb, l)) == NULL) {
+		if (l->ev_retry != NULL)
+			event_free(l->ev_retry);
 		if (l->port != NULL)
 			fwd_port_unref(d->fwd, l->port);
+		sched_free(&l->sched);
 		free(l);
 		return NULL;
 	}
@@ -92,10 +122,42 @@ link_new(struct vnetd *d, const char *name)
 	return l;
 }
 
+/* Remembers the options a statement gives for its link name. */
+static int
+link_remember_options(struct vnetd *d, const struct stmt *st,
+    struct sched_opts *o, char *err, size_t errlen)
+{
+	link_options(d, st->name, o);
+	sched_opts_from_stmt(o, st);
+	if (sched_optlist_set(&d->linkopts, st->name, o) == NULL) {
+		snprintf(err, errlen, "link %s: out of memory", st->name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+link_set_options(struct vnetd *d, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct link		*l;
+	struct sched_opts	 o;
+
+	if (link_remember_options(d, st, &o, err, errlen) == -1)
+		return -1;
+	if ((l = link_find(d, st->name)) != NULL) {
+		evtimer_del(l->ev_pace);
+		sched_set_opts(&l->sched, &o, vnetd_now_us());
+		link_drain(l);
+	}
+	return 0;
+}
+
 int
 link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 {
-	struct link	*l;
+	struct link		*l;
+	struct sched_opts	 o;
 
 	if (strcmp(st->name, d->node) == 0) {
 		snprintf(err, errlen, "link %s: that is this node's own name",
@@ -108,7 +170,12 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			return -1;
 		}
 		/* The peer dialled us first; from now on we dial too. */
-	} else if ((l = link_new(d, st->name)) == NULL) {
+		if (link_remember_options(d, st, &o, err, errlen) == -1)
+			return -1;
+		sched_set_opts(&l->sched, &o, vnetd_now_us());
+	} else if (link_remember_options(d, st, &o, err, errlen) == -1)
+		return -1;
+	else if ((l = link_new(d, st->name)) == NULL) {
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
@@ -130,6 +197,7 @@ link_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 	}
 	log_info("link %s: removed", l->name);
 	link_free(l);
+	sched_optlist_del(&d->linkopts, name);
 	return 0;
 }
 
@@ -152,6 +220,8 @@ link_free(struct link *l)
 	fwd_port_detach(l->port);
 	fwd_port_unref(d->fwd, l->port);
 	event_free(l->ev_retry);
+	event_free(l->ev_pace);
+	sched_free(&l->sched);
 	TAILQ_REMOVE(&d->links, l, entry);
 	free(l);
 }
@@ -169,6 +239,11 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		log_debug("link %s: %s -> %s%s%s", l->name,
 		    link_state_debug(l->state), link_state_debug(state),
 		    why ? ": " : "", why ? why : "");
+	if (l->state == LINK_UP) {
+		/* What waited for the lost connection is stale now. */
+		evtimer_del(l->ev_pace);
+		sched_flush(&l->sched);
+	}
 	l->state = state;
 	if (state == LINK_UP)
 		fwd_port_attach(l->port, l);
@@ -194,14 +269,20 @@ link_schedule(struct link *l)
 }
 
 static void
-set_nodelay(evutil_socket_t fd)
+conn_sockopts(evutil_socket_t fd)
 {
-	int	 one = 1;
+	int	 one = 1, lowat = LINK_NOTSENT_LOWAT;
 
+	if (fd < 0)
+		return;
 	/* Small frames (ACKs, pings) must not wait behind Nagle. */
-	if (fd >= 0)
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-		    sizeof(one));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/*
+	 * Frames the kernel holds unsent are out of the AQM's sight and
+	 * delay all that follows: keep them few, the queue in the link.
+	 */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
+	    sizeof(lowat));
 }
 
 static struct conn *
@@ -330,6 +411,16 @@ conn_new_wins(struct vnetd *d, const struct conn *old, const struct conn *new)
 	return strcmp(new_by, old_by) < 0;
 }
 
+/* Room in the output buffer: refill it from the link's queue. */
+static void
+conn_writecb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+
+	if (c->link != NULL && c->link->conn == c)
+		link_drain(c->link);
+}
+
 /* Returns -1 if c was closed instead. */
 static int
 conn_established(struct conn *c)
@@ -381,6 +472,8 @@ conn_established(struct conn *c)
 	tv.tv_sec = 3 * c->hello.keepalive;
 	tv.tv_usec = 0;
 	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	bufferevent_setcb(c->bev, conn_readcb, conn_writecb, conn_eventcb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, LINK_OUT_LOW, 0);
 	tv.tv_sec = d->keepalive;
 	c->ev_keepalive = event_new(d->base, -1, EV_PERSIST, keepalive_cb, c);
 	if (c->ev_keepalive != NULL)
@@ -582,7 +675,7 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 	int		 err = EVUTIL_SOCKET_ERROR();
 
 	if (what & BEV_EVENT_CONNECTED) {
-		set_nodelay(bufferevent_getfd(bev));
+		conn_sockopts(bufferevent_getfd(bev));
 		log_debug("link %s: connected to %s", c->link->name, c->peer);
 		link_set_state(c->link, LINK_HANDSHAKE, NULL);
 		conn_send_hello(c);
@@ -624,7 +717,7 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
 		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
 		port = ntohs(sin6->sin6_port);
 	}
-	set_nodelay(fd);
+	conn_sockopts(fd);
 	if ((c = conn_new(d, fd, 0)) == NULL) {
 		log_warn("accept");
 		evutil_closesocket(fd);
@@ -638,35 +731,60 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
 	conn_send_hello(c);
 }
 
+/*
+ * Moves frames from the link's queue to its connection while the output
+ * buffer has room and the shaper lets them go; the AQM judges each on the
+ * way.  Keepalives and handshakes are written to the output directly: they
+ * never wait behind data.
+ */
+static void
+link_drain(struct link *l)
+{
+	struct evbuffer	*out;
+	struct lq_item	 it;
+	struct timeval	 tv;
+	uint64_t	 now, wait;
+	size_t		 len;
+
+	if (l->conn == NULL || l->conn->state != CONN_UP ||
+	    evtimer_pending(l->ev_pace, NULL))
+		return;
+	out = bufferevent_get_output(l->conn->bev);
+	if ((len = evbuffer_get_length(out)) >= LINK_OUT_MAX)
+		return;
+	/* One allocation for the batch, not one per frame or two. */
+	if (sched_frames(&l->sched) > 1)
+		(void)evbuffer_expand(out, LINK_OUT_MAX - len);
+	now = vnetd_now_us();
+	while (evbuffer_get_length(out) < LINK_OUT_MAX) {
+		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
+		case SCHED_EMPTY:
+			return;
+		case SCHED_WAIT:
+			tv.tv_sec = (time_t)(wait / 1000000);
+			tv.tv_usec = (suseconds_t)(wait % 1000000);
+			evtimer_add(l->ev_pace, &tv);
+			return;
+		case SCHED_SEND:
+			break;
+		}
+		if (evbuffer_add(out, it.data, it.len) == -1) {
+			l->c.drops++;
+			continue;
+		}
+		l->c.frames_out++;
+		l->c.bytes_out += it.len - l->sched.prefix;
+	}
+}
+
 void
 link_send(struct link *l, const uint8_t *eth, size_t len, uint8_t hops,
     uint32_t origin, uint32_t seq)
 {
-	struct evbuffer	*out;
 	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
 
-	out = bufferevent_get_output(l->conn->bev);
-	if (evbuffer_get_length(out) + len > l->queue_max) {
-		l->c.drops++;
-		return;
-	}
-	/*
-	 * Left alone, evbuffer_add() grows the queue in chains of at most
-	 * 4 KiB: an allocation every frame or two.  Reserving room in large
-	 * chains makes that one allocation per LINK_CHUNK bytes.  room is
-	 * only an estimate (the writer frees drained chains), so a wrong
-	 * guess costs an allocation, never correctness.
-	 */
-	if (evbuffer_get_length(out) == 0)
-		l->room = 0;
-	if (l->room < sizeof(pre) + len) {
-		if (evbuffer_expand(out, LINK_CHUNK) == 0)
-			l->room = LINK_CHUNK;
-	}
 	wire_frame_encode_prefix(pre, len, hops, origin, seq);
-	evbuffer_add(out, pre, sizeof(pre));
-	evbuffer_add(out, eth, len);
-	l->room -= l->room >= sizeof(pre) + len ? sizeof(pre) + len : l->room;
-	l->c.frames_out++;
-	l->c.bytes_out += len;
+	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, eth, len) == -1)
+		return;
+	link_drain(l);
 }

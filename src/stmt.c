@@ -72,13 +72,17 @@ static int	args_route(struct parser *, struct stmt *);
 static int	args_show(struct parser *, struct stmt *);
 static int	args_none(struct parser *, struct stmt *);
 static int	args_save(struct parser *, struct stmt *);
+static int	args_set_link(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
 
-#define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, flows or vcc"
+#define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
+			"link NAME, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
 			"[filter EXPR]"
 #define LINK_USAGE	"NAME HOST:PORT"
+#define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
+			"[target TIME] [interval TIME]]"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
@@ -127,6 +131,8 @@ static const struct keyword keywords[] = {
 	    args_none,	"nothing" },
 	{ "save",	STMT_SAVE,	STMT_OP_SET,
 	    args_save,	"[PATH]" },
+	{ "set-link",	STMT_SET_LINK,	STMT_OP_SET,
+	    args_set_link,	SET_LINK_USAGE },
 	{ "vcc",	STMT_VCC,	STMT_OP_SET,
 	    args_vcc,	VCC_USAGE },
 	{ "add-vcc",	STMT_VCC,	STMT_OP_SET,
@@ -142,6 +148,7 @@ static const struct word show_words[] = {
 	{ "macs",	STMT_SHOW_MACS },
 	{ "stats",	STMT_SHOW_STATS },
 	{ "config",	STMT_SHOW_CONFIG },
+	{ "link",	STMT_SHOW_LINK },
 	{ "flows",	STMT_SHOW_FLOWS },
 	{ "vcc",	STMT_SHOW_VCC },
 };
@@ -733,14 +740,215 @@ args_interface(struct parser *p, struct stmt *st)
 	return end(p, 4);
 }
 
+/*
+ * A decimal number, a fraction allowed, then one of the units; the value
+ * must come out whole in the base unit and lie within min..max.
+ */
+struct unit {
+	const char	*suffix;
+	uint64_t	 mult;
+};
+
+static const struct unit rate_units[] = {
+	{ "tbit",	1000000000000ULL },
+	{ "gbit",	1000000000ULL },
+	{ "mbit",	1000000ULL },
+	{ "kbit",	1000ULL },
+	{ "bit",	1ULL },
+};
+
+static const struct unit time_units[] = {
+	{ "s",		1000000ULL },
+	{ "ms",		1000ULL },
+	{ "us",		1ULL },
+};
+
+static int
+parse_scaled(const char *s, const struct unit *u, size_t nu, uint64_t min,
+    uint64_t max, uint64_t *v)
+{
+	uint64_t	 ip = 0, frac = 0, div = 1, mult = 0;
+	size_t		 i;
+	int		 digits = 0;
+
+	for (; is_digit(*s); s++, digits++) {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return -1;
+		ip = ip * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; is_digit(*s); s++, digits++) {
+			if (div >= 1000000000000ULL)
+				return -1;
+			frac = frac * 10 + (uint64_t)(*s - '0');
+			div *= 10;
+		}
+	}
+	if (digits == 0)
+		return -1;
+	for (i = 0; i < nu; i++)
+		if (strcasecmp(s, u[i].suffix) == 0)
+			mult = u[i].mult;
+	if (mult == 0 || ip > max / mult)
+		return -1;
+	while (div > 1 && frac % 10 == 0) {
+		frac /= 10;
+		div /= 10;
+	}
+	/* Units are powers of ten: finer than the base unit is not whole. */
+	if (div > mult)
+		return -1;
+	*v = ip * mult + frac * (mult / div);
+	if (*v < min || *v > max)
+		return -1;
+	return 0;
+}
+
+static char *
+format_scaled(uint64_t v, const struct unit *u, size_t nu, char *buf,
+    size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < nu; i++)
+		if (v % u[i].mult == 0 && (v != 0 || u[i].mult == 1))
+			break;
+	if (i == nu)
+		i = nu - 1;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(v / u[i].mult),
+	    u[i].suffix);
+	return buf;
+}
+
+char *
+stmt_rate_format(uint64_t bps, char *buf, size_t len)
+{
+	return format_scaled(bps, rate_units, nitems(rate_units), buf, len);
+}
+
+char *
+stmt_time_format(uint32_t us, char *buf, size_t len)
+{
+	/* Seconds read less well than milliseconds at these scales. */
+	return format_scaled(us, time_units + 1, nitems(time_units) - 1, buf,
+	    len);
+}
+
+static int
+time_arg(struct parser *p, int i, const char *what, uint32_t *v)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	uint64_t		 x;
+
+	if ((t = arg(p, i)) == NULL)
+		return -1;
+	if (parse_scaled(t->s, time_units, nitems(time_units), STMT_TIME_MIN,
+	    STMT_TIME_MAX, &x) == -1)
+		return fail(p, t->col, "invalid %s '%s' (a time such as 5ms, "
+		    "100us to 60s)", what, show(b, t->s));
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * Link options from token i on: rate RATE|none, aqm off|codel [target T]
+ * [interval I].  Returns the index past them, or -1.
+ */
+static int
+link_opts_arg(struct parser *p, int i, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	uint64_t		 v;
+
+	while (i < p->ntok) {
+		t = &p->tok[i];
+		if (strcmp(t->s, "rate") == 0) {
+			if (st->lopts & STMT_LOPT_RATE)
+				return fail(p, t->col, "rate given twice");
+			st->lopts |= STMT_LOPT_RATE;
+			if ((t = arg(p, i + 1)) == NULL)
+				return -1;
+			if (strcmp(t->s, "none") == 0)
+				st->rate = 0;
+			else if (parse_scaled(t->s, rate_units,
+			    nitems(rate_units), STMT_RATE_MIN, STMT_RATE_MAX,
+			    &v) == -1)
+				return fail(p, t->col, "invalid rate '%s' (such "
+				    "as 500kbit, 10mbit, 2.5gbit; 8kbit to "
+				    "1tbit; or none)", show(b, t->s));
+			else
+				st->rate = v;
+			i += 2;
+		} else if (strcmp(t->s, "aqm") == 0) {
+			if (st->lopts & STMT_LOPT_AQM)
+				return fail(p, t->col, "aqm given twice");
+			st->lopts |= STMT_LOPT_AQM;
+			if ((t = arg(p, i + 1)) == NULL)
+				return -1;
+			i += 2;
+			if (strcmp(t->s, "off") == 0) {
+				st->aqm = STMT_AQM_OFF;
+				continue;
+			}
+			if (strcmp(t->s, "codel") == 0)
+				st->aqm = STMT_AQM_CODEL;
+			else if (strcmp(t->s, "fq_codel") == 0)
+				st->aqm = STMT_AQM_FQ_CODEL;
+			else
+				return fail(p, t->col, "unknown aqm '%s' "
+				    "(expected off, codel or fq_codel)",
+				    show(b, t->s));
+			while (i < p->ntok) {
+				t = &p->tok[i];
+				if (strcmp(t->s, "target") == 0 &&
+				    st->aqm_target == 0) {
+					if (time_arg(p, i + 1, "target",
+					    &st->aqm_target) == -1)
+						return -1;
+				} else if (strcmp(t->s, "interval") == 0 &&
+				    st->aqm_interval == 0) {
+					if (time_arg(p, i + 1, "interval",
+					    &st->aqm_interval) == -1)
+						return -1;
+				} else
+					break;
+				i += 2;
+			}
+		} else
+			return fail(p, t->col, "unexpected '%s'",
+			    show(b, t->s));
+	}
+	return i;
+}
+
 static int
 args_link(struct parser *p, struct stmt *st)
 {
+	int	 n;
+
 	if (name_arg(p, 1, st->name) == -1)
 		return -1;
 	if (hostport_arg(p, 2, 0, &st->addr) == -1)
 		return -1;
-	return end(p, 3);
+	if ((n = link_opts_arg(p, 3, st)) == -1)
+		return -1;
+	return end(p, n);
+}
+
+static int
+args_set_link(struct parser *p, struct stmt *st)
+{
+	int	 n;
+
+	if (name_arg(p, 1, st->name) == -1)
+		return -1;
+	if (p->ntok <= 2)
+		return fail(p, p->eol, "expected %s", p->kw->usage);
+	if ((n = link_opts_arg(p, 2, st)) == -1)
+		return -1;
+	return end(p, n);
 }
 
 /* route, add-route, del-route: SRC DST link|interface NAME */
@@ -779,6 +987,11 @@ args_show(struct parser *p, struct stmt *st)
 		return fail(p, t->col, "unknown item '%s' (expected "
 		    SHOW_USAGE ")", show(b, t->s));
 	st->show = what;
+	if (what == STMT_SHOW_LINK) {
+		if (name_arg(p, 2, st->name) == -1)
+			return -1;
+		return end(p, 3);
+	}
 	return end(p, 2);
 }
 
@@ -825,36 +1038,6 @@ parse_u64(const char *s, uint64_t max, uint64_t *v, const char **end)
 	*v = n;
 	*end = q;
 	return 0;
-}
-
-static const struct {
-	const char	*unit;
-	uint64_t	 mult;
-} rate_units[] = {
-	{ "gbit",	1000ULL * 1000 * 1000 },
-	{ "mbit",	1000ULL * 1000 },
-	{ "kbit",	1000ULL },
-	{ "bit",	1 },
-};
-
-static int
-parse_rate(const char *s, uint64_t *bps)
-{
-	const char	*unit;
-	uint64_t	 n;
-	size_t		 i;
-
-	if (parse_u64(s, STMT_RATE_MAX, &n, &unit) == -1 || n == 0)
-		return -1;
-	for (i = 0; i < nitems(rate_units); i++) {
-		if (strcmp(unit, rate_units[i].unit) != 0)
-			continue;
-		if (n > STMT_RATE_MAX / rate_units[i].mult)
-			return -1;
-		*bps = n * rate_units[i].mult;
-		return 0;
-	}
-	return -1;
 }
 
 static int
@@ -993,10 +1176,12 @@ args_vclass(struct parser *p, struct stmt *st, int i)
 				return -1;
 			if (strcmp(v->s, "none") == 0)
 				vc->rate = 0;
-			else if (parse_rate(v->s, &vc->rate) == -1)
-				return fail(p, v->col, "invalid rate '%s' "
-				    "(e.g. 10mbit; bit, kbit, mbit, gbit; or "
-				    "none)", show(b, v->s));
+			else if (parse_scaled(v->s, rate_units,
+			    nitems(rate_units), STMT_RATE_MIN, STMT_RATE_MAX,
+			    &vc->rate) == -1)
+				return fail(p, v->col, "invalid rate '%s' (such "
+				    "as 500kbit, 10mbit, 2.5gbit; 8kbit to "
+				    "1tbit; or none)", show(b, v->s));
 			i += 2;
 		} else
 			return fail(p, t->col, "unexpected '%s' (expected "
@@ -1120,20 +1305,6 @@ quote_path(const char *s, char *buf, size_t len)
 }
 
 char *
-stmt_rate_format(uint64_t bps, char *buf, size_t len)
-{
-	size_t	 i;
-
-	for (i = 0; i < nitems(rate_units); i++)
-		if (bps % rate_units[i].mult == 0 || rate_units[i].mult == 1) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)
-			    (bps / rate_units[i].mult), rate_units[i].unit);
-			break;
-		}
-	return buf;
-}
-
-char *
 stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
 {
 	char	 a[INET6_ADDRSTRLEN];
@@ -1217,9 +1388,38 @@ print_vcc(const struct stmt *st, const char *kw, char *buf, size_t len)
 	}
 }
 
+/* " rate 10mbit aqm codel target 5ms", the options a statement gives. */
+static char *
+format_link_opts(const struct stmt *st, char *buf, size_t len)
+{
+	char	 r[32], t[32], i[32];
+
+	buf[0] = '\0';
+	if (st->lopts & STMT_LOPT_RATE)
+		snprintf(buf, len, " rate %s", st->rate == 0 ? "none" :
+		    stmt_rate_format(st->rate, r, sizeof(r)));
+	if (st->lopts & STMT_LOPT_AQM) {
+		size_t o = strlen(buf);
+
+		if (st->aqm == STMT_AQM_OFF)
+			snprintf(buf + o, len - o, " aqm off");
+		else
+			snprintf(buf + o, len - o, " aqm %s%s%s%s%s",
+			    st->aqm == STMT_AQM_FQ_CODEL ? "fq_codel" : "codel",
+			    st->aqm_target ? " target " : "",
+			    st->aqm_target ? stmt_time_format(st->aqm_target,
+			    t, sizeof(t)) : "",
+			    st->aqm_interval ? " interval " : "",
+			    st->aqm_interval ? stmt_time_format(
+			    st->aqm_interval, i, sizeof(i)) : "");
+	}
+	return buf;
+}
+
 int
 stmt_print(const struct stmt *st, char *buf, size_t len)
 {
+	char		 opts[160];
 	char		 addr[STMT_HOST_MAX + 9];
 	char		 src[24], dst[24];
 	char		 path[2 * STMT_PATH_MAX + 3];
@@ -1268,8 +1468,9 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
-		return snprintf(buf, len, "%s %s %s", kw, st->name,
-		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
+		return snprintf(buf, len, "%s %s %s%s", kw, st->name,
+		    stmt_hostport_format(&st->addr, addr, sizeof(addr)),
+		    format_link_opts(st, opts, sizeof(opts)));
 	case STMT_ROUTE:
 		if ((w = word_name(target_words, nitems(target_words),
 		    st->target)) == NULL)
@@ -1281,7 +1482,14 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		if ((w = word_name(show_words, nitems(show_words),
 		    st->show)) == NULL)
 			goto bad;
+		if (st->show == STMT_SHOW_LINK)
+			return snprintf(buf, len, "%s %s %s", kw, w, st->name);
 		return snprintf(buf, len, "%s %s", kw, w);
+	case STMT_SET_LINK:
+		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM)) == 0)
+			goto bad;
+		return snprintf(buf, len, "%s %s%s", kw, st->name,
+		    format_link_opts(st, opts, sizeof(opts)));
 	case STMT_VCC:
 		if ((n = print_vcc(st, kw, buf, len)) < 0)
 			goto bad;
@@ -1346,6 +1554,20 @@ static const char *
 interface_dev(const struct stmt *st)
 {
 	return st->dev[0] != '\0' ? st->dev : st->name;
+}
+
+static int
+link_opts_equal(const struct stmt *a, const struct stmt *b)
+{
+	if (a->lopts != b->lopts)
+		return 0;
+	if ((a->lopts & STMT_LOPT_RATE) && a->rate != b->rate)
+		return 0;
+	if ((a->lopts & STMT_LOPT_AQM) && (a->aqm != b->aqm ||
+	    (a->aqm != STMT_AQM_OFF && (a->aqm_target != b->aqm_target ||
+	    a->aqm_interval != b->aqm_interval))))
+		return 0;
+	return 1;
 }
 
 static int
@@ -1415,17 +1637,21 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
 		return a->op == STMT_OP_DEL ||
-		    hostport_equal(&a->addr, &b->addr);
+		    (hostport_equal(&a->addr, &b->addr) &&
+		    link_opts_equal(a, b));
 	case STMT_ROUTE:
 		return match_equal(&a->src, &b->src) &&
 		    match_equal(&a->dst, &b->dst) &&
 		    a->target == b->target && strcmp(a->name, b->name) == 0;
 	case STMT_SHOW:
-		return a->show == b->show;
+		return a->show == b->show && (a->show != STMT_SHOW_LINK ||
+		    strcmp(a->name, b->name) == 0);
 	case STMT_RELOAD:
 		return 1;
 	case STMT_SAVE:
 		return strcmp(a->path, b->path) == 0;
+	case STMT_SET_LINK:
+		return strcmp(a->name, b->name) == 0 && link_opts_equal(a, b);
 	case STMT_VCC:
 		return vcc_equal(a, b);
 	}

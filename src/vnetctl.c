@@ -14,8 +14,9 @@ usage(void)
 	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
 	    "       del-interface, add-listen, del-listen, learn, keepalive,\n"
-	    "       reload, save [FILE], vcc, del-vcc,\n"
-	    "       show links|routes|interfaces|macs|stats|config|flows|vcc\n");
+	    "       set-link NAME OPTIONS, reload, save [FILE], vcc, del-vcc,\n"
+	    "       show links|routes|interfaces|macs|stats|config|flows|vcc,\n"
+	    "       show link NAME\n");
 	exit(1);
 }
 

@@ -122,6 +122,29 @@ static const struct {
 	{ "link h1 10.0.0.1:655\r\n",		"link h1 10.0.0.1:655" },
 	{ "\"link\" \"h1\" \"10.0.0.1:655\"",	"link h1 10.0.0.1:655" },
 	{ "show\tlinks",			"show links" },
+	/* Link options. */
+	{ "link h1 10.0.0.1:655 rate 10mbit",	"link h1 10.0.0.1:655 rate 10mbit" },
+	{ "link h1 10.0.0.1:655 rate 10000000bit",
+	    "link h1 10.0.0.1:655 rate 10mbit" },
+	{ "link h1 10.0.0.1:655 rate 1.5Gbit",	"link h1 10.0.0.1:655 rate 1500mbit" },
+	{ "link h1 10.0.0.1:655 rate 0.5mbit",	"link h1 10.0.0.1:655 rate 500kbit" },
+	{ "link h1 10.0.0.1:655 rate 8kbit",	"link h1 10.0.0.1:655 rate 8kbit" },
+	{ "link h1 10.0.0.1:655 rate 1tbit",	"link h1 10.0.0.1:655 rate 1tbit" },
+	{ "link h1 10.0.0.1:655 rate 12345bit",	"link h1 10.0.0.1:655 rate 12345bit" },
+	{ "link h1 10.0.0.1:655 rate none",	"link h1 10.0.0.1:655 rate none" },
+	{ "link h1 10.0.0.1:655 aqm off",	"link h1 10.0.0.1:655 aqm off" },
+	{ "link h1 10.0.0.1:655 aqm codel",	"link h1 10.0.0.1:655 aqm codel" },
+	{ "link h1 10.0.0.1:655 aqm fq_codel target 1ms",
+	    "link h1 10.0.0.1:655 aqm fq_codel target 1ms" },
+	{ "link h1 10.0.0.1:655 aqm codel interval 0.2s target 5000us",
+	    "link h1 10.0.0.1:655 aqm codel target 5ms interval 200ms" },
+	{ "add-link h1 10.0.0.1:655 aqm codel target 2.5ms rate 100mbit",
+	    "link h1 10.0.0.1:655 rate 100mbit aqm codel target 2500us" },
+	{ "set-link h1 rate 10mbit",		"set-link h1 rate 10mbit" },
+	{ "set-link h1 aqm codel target 100us interval 60s",
+	    "set-link h1 aqm codel target 100us interval 60000ms" },
+	{ "set-link h1 rate none aqm off",	"set-link h1 rate none aqm off" },
+	{ "show link h1",			"show link h1" },
 };
 
 START_TEST(test_valid)
@@ -167,6 +190,8 @@ static const struct {
 	{ "reload",				STMT_RELOAD,	STMT_OP_SET },
 	{ "save",				STMT_SAVE,	STMT_OP_SET },
 	{ "save /a",				STMT_SAVE,	STMT_OP_SET },
+	{ "show link a",			STMT_SHOW,	STMT_OP_SET },
+	{ "set-link a rate 1mbit",		STMT_SET_LINK,	STMT_OP_SET },
 };
 
 START_TEST(test_kinds)
@@ -516,13 +541,12 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links, routes, interfaces, macs, stats, config, "
-	    "flows or vcc" },
+	    "show: expected links, routes, interfaces, macs, stats, config, link NAME, flows or vcc" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
-	    "links, routes, interfaces, macs, stats, config, flows or vcc)" },
+	    "links, routes, interfaces, macs, stats, config, link NAME, flows or vcc)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
-	    "links, routes, interfaces, macs, stats, config, flows or vcc)" },
+	    "links, routes, interfaces, macs, stats, config, link NAME, flows or vcc)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -532,6 +556,43 @@ static const struct {
 	{ "node caf\xc3\xa9",		6, "node: invalid name 'caf?" "?'" },
 	{ "node n1 \"#not a comment\"x # c", 9,
 	    "node: unexpected '#not a commentx'" },
+	/* Link options. */
+	{ "link a b:1 rate",		16, "link: expected NAME HOST:PORT" },
+	{ "link a b:1 rate 10",		17, "link: invalid rate '10' (such as "
+	    "500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate 7kbit",	17, "link: invalid rate '7kbit' (such "
+	    "as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate 1.1tbit",	17, "link: invalid rate '1.1tbit' (such "
+	    "as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate 10000.5bit",	17, "link: invalid rate '10000.5bit' "
+	    "(such as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate -1mbit",	17, "link: invalid rate '-1mbit' (such "
+	    "as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate .mbit",	17, "link: invalid rate '.mbit' (such "
+	    "as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)" },
+	{ "link a b:1 rate 1mbit rate 2mbit", 23, "link: rate given twice" },
+	{ "link a b:1 aqm",		15, "link: expected NAME HOST:PORT" },
+	{ "link a b:1 aqm red",		16, "link: unknown aqm 'red' (expected "
+	    "off, codel or fq_codel)" },
+	{ "link a b:1 aqm off aqm off",	20, "link: aqm given twice" },
+	{ "link a b:1 aqm off target 5ms", 20,
+	    "link: unexpected 'target'" },
+	{ "link a b:1 aqm codel target 99us", 29, "link: invalid target "
+	    "'99us' (a time such as 5ms, 100us to 60s)" },
+	{ "link a b:1 aqm codel interval 61s", 31, "link: invalid interval "
+	    "'61s' (a time such as 5ms, 100us to 60s)" },
+	{ "link a b:1 aqm codel target 5", 29, "link: invalid target "
+	    "'5' (a time such as 5ms, 100us to 60s)" },
+	{ "link a b:1 fast",		12,
+	    "link: unexpected 'fast'" },
+	{ "set-link a",			11, "set-link: expected NAME "
+	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
+	    "[interval TIME]]" },
+	{ "set-link a b:1 rate 1mbit",	12,
+	    "set-link: unexpected 'b:1'" },
+	{ "show link",			10, "show: expected links, routes, "
+	    "interfaces, macs, stats, config, link NAME, flows or vcc" },
+	{ "show link a b",		13, "show: unexpected 'b'" },
 };
 
 START_TEST(test_error)
@@ -1158,6 +1219,32 @@ rnd_hostport(unsigned int *state, struct stmt_hostport *hp, int wildcard)
 	hp->port = (uint16_t)(1 + rnd(state, 65535));
 }
 
+/* Link options; at least one when need is set. */
+static void
+rnd_link_opts(unsigned int *state, struct stmt *st, int need)
+{
+	static const uint64_t	 mult[] = { 1000, 1000000, 1000000000 };
+
+	do
+		st->lopts = rnd(state, 4);
+	while (need && st->lopts == 0);
+	if (st->lopts & STMT_LOPT_RATE) {
+		st->rate = rnd(state, 5) == 0 ? 0 : (uint64_t)(8 +
+		    rnd(state, 992)) * mult[rnd(state, 3)] + rnd(state, 2);
+	}
+	if (st->lopts & STMT_LOPT_AQM) {
+		st->aqm = (enum stmt_aqm)(STMT_AQM_OFF + rnd(state, 3));
+		if (st->aqm != STMT_AQM_OFF) {
+			if (rnd(state, 2))
+				st->aqm_target = STMT_TIME_MIN +
+				    rnd(state, 1000000);
+			if (rnd(state, 2))
+				st->aqm_interval = STMT_TIME_MIN +
+				    rnd(state, 1000000);
+		}
+	}
+}
+
 static void
 rnd_stmt(unsigned int *state, struct stmt *st)
 {
@@ -1165,7 +1252,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	size_t			 i, len;
 
 	memset(st, 0, sizeof(*st));
-	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_SAVE));
+	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_SET_LINK));
 	switch (st->kind) {
 	case STMT_NODE:
 	case STMT_NETWORK:
@@ -1214,8 +1301,14 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_LINK:
 		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_name(state, st->name, STMT_NAME_MAX);
-		if (st->op == STMT_OP_SET)
+		if (st->op == STMT_OP_SET) {
 			rnd_hostport(state, &st->addr, 0);
+			rnd_link_opts(state, st, 0);
+		}
+		break;
+	case STMT_SET_LINK:
+		rnd_name(state, st->name, STMT_NAME_MAX);
+		rnd_link_opts(state, st, 1);
 		break;
 	case STMT_ROUTE:
 		st->op = (enum stmt_op)rnd(state, 2);
@@ -1225,7 +1318,9 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		rnd_name(state, st->name, STMT_NAME_MAX);
 		break;
 	case STMT_SHOW:
-		st->show = (enum stmt_show)(STMT_SHOW_LINKS + rnd(state, 6));
+		st->show = (enum stmt_show)(STMT_SHOW_LINKS + rnd(state, 7));
+		if (st->show == STMT_SHOW_LINK)
+			rnd_name(state, st->name, STMT_NAME_MAX);
 		break;
 	}
 }

@@ -1053,8 +1053,9 @@ static const struct {
 	    "vcc class p match dst 2001:db8:8000::/33" },
 	{ "vcc class p rate 10000kbit",		"vcc class p rate 10mbit" },
 	{ "vcc class p rate 1500kbit",		"vcc class p rate 1500kbit" },
-	{ "vcc class p rate 7bit",		"vcc class p rate 7bit" },
-	{ "vcc class p rate 1000gbit",		"vcc class p rate 1000gbit" },
+	{ "vcc class p rate 8kbit",		"vcc class p rate 8kbit" },
+	{ "vcc class p rate 2.5gbit",		"vcc class p rate 2500mbit" },
+	{ "vcc class p rate 1000gbit",		"vcc class p rate 1tbit" },
 	{ "vcc class p rate none",		"vcc class p rate none" },
 	{ "vcc class p",			"vcc class p" },
 	{ "vcc class share weight 2",		"vcc class share weight 2" },
@@ -1117,10 +1118,10 @@ static const struct {
 	    "'host'", 23 },
 	{ "vcc class p match src", "vcc: expected IFACE ecn virtual, share "
 	    "IFACE window BYTES or class NAME ...", 22 },
-	{ "vcc class p rate 10mb", "vcc: invalid rate '10mb' (e.g. 10mbit; "
-	    "bit, kbit, mbit, gbit; or none)", 18 },
-	{ "vcc class p rate 1001gbit", "vcc: invalid rate '1001gbit' (e.g. "
-	    "10mbit; bit, kbit, mbit, gbit; or none)", 18 },
+	{ "vcc class p rate 10mb", "vcc: invalid rate '10mb' (such as "
+	    "500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)", 18 },
+	{ "vcc class p rate 1001gbit", "vcc: invalid rate '1001gbit' (such "
+	    "as 500kbit, 10mbit, 2.5gbit; 8kbit to 1tbit; or none)", 18 },
 	{ "vcc class p speed 3", "vcc: unexpected 'speed' (expected match, "
 	    "interface, weight or rate)", 13 },
 	{ "del-vcc g1 ecn virtual", "del-vcc: unexpected 'virtual'", 16 },

@@ -257,17 +257,14 @@ vctl() {
 	"$VNETCTL" -s "${D_SOCK[$name]}" "$@"
 }
 
-# link_field DAEMON LINK COLUMN: one column of `show links` for one link.
-# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops.
+# link_field DAEMON LINK COLUMN: one column of `show links` for one link,
+# found by its name in the table's header line.
 link_field() {
-	local d=$1 link=$2 col=$3 i=0 idx=0 c
-	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops connects; do
-		i=$((i + 1))
-		[[ $c == "$col" ]] && idx=$i
-	done
-	((idx > 0)) || fail "link_field: no column '$col'"
-	vctl "$d" -t show links | awk -F'\t' -v n="$link" -v i="$idx" \
-		'$1 == n { print $i; found = 1; exit } END { exit !found }'
+	local d=$1 link=$2 col=$3
+	vctl "$d" show links | awk -v n="$link" -v c="$col" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
+		$1 == n && idx { print $idx; found = 1; exit }
+		END { exit !found }'
 }
 
 # link_up DAEMON LINK: the link's state is up.
