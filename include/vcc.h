@@ -59,7 +59,7 @@ struct vcc_stats {
 	uint64_t	cwr_set;
 	uint64_t	ece_cleared;	/* ECE hidden from guests */
 	uint64_t	ece_set;	/* ECE echoed for guests */
-	uint64_t	ce_seen;	/* CE on data to a virtual-ECN guest */
+	uint64_t	ce_seen;	/* CE on data delivered to guests */
 	uint64_t	ecn_cleared;	/* ECN field cleared on data to guests */
 	uint64_t	cuts;		/* target windows halved */
 };
@@ -81,6 +81,11 @@ struct vcc_flow_info {
 	uint64_t	 rwnd;			/* remote's advertised window */
 	int		 active;
 	uint64_t	 idle_us;
+	/*
+	 * Data segments ECN-capable on the wire (sent, after translation, or
+	 * received) and CE-marked on arrival; ECE hidden from the guest;
+	 * target window cuts; windows lowered.
+	 */
 	uint64_t	 ect, ce, ece, cuts, lowered;
 	const char	*cls;			/* "-": unclassified */
 };

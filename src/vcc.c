@@ -792,6 +792,8 @@ from_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 			f->ts_probe_us = now;
 		}
 	}
+	if (newdata && p->ecn != PKT_ECN_NOT_ECT)
+		f->ect++;
 	if (!virt)
 		return;
 	if (newdata) {
@@ -886,6 +888,12 @@ to_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 			f->vif->dirty = 1;
 		if (SEQ_GT(end, f->r_nxt))
 			f->r_nxt = end;
+		if (p->ecn != PKT_ECN_NOT_ECT)
+			f->ect++;
+		if (p->ecn == PKT_ECN_CE) {
+			f->ce++;
+			v->st.ce_seen++;
+		}
 	}
 	if (!virt)
 		return;
@@ -895,11 +903,8 @@ to_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 			f->ece_pending = 0;
 			mods_flags(m, p, 0, TCP_CWR);
 		}
-		if (p->ecn == PKT_ECN_CE) {
+		if (p->ecn == PKT_ECN_CE)
 			f->ece_pending = 1;
-			f->ce++;
-			v->st.ce_seen++;
-		}
 		if (p->ecn != PKT_ECN_NOT_ECT) {
 			m->ecn_set = 1;
 			m->ecn = PKT_ECN_NOT_ECT;
