@@ -2,13 +2,19 @@
 #
 # Bandwidth sharing by receive windows (vCC paper, section 4).
 #
-# Two guests behind one vnetd, as two VMs on one hypervisor's switch: guest
-# "srv" serves iperf3 on five ports, guest "cli" connects to them.  Ports
-# 5201-5203 are unpreferred (weight 1), 5204-5205 preferred (weight 3):
+# Guest "srv" serves iperf3 on five ports, guest "cli" connects to them.
+# Ports 5201-5203 are unpreferred (weight 1), 5204-5205 preferred (weight 3):
 #
 #   vcc share srv window $WINDOW
 #   vcc class preferred match tcp-port 5204,5205 interface srv weight 3
 #   vcc class unpreferred match tcp-port 5201,5202,5203 interface srv weight 1
+#
+# TOPO=link (the default): cli is behind a second vnetd, across a link with
+# `rate $RATE aqm codel` (200mbit): a bottleneck with one queue, so that the
+# flows' rates follow their windows; the default WINDOW (100000 bytes) keeps
+# that queue under CoDel's 5 ms target.  TOPO=local: both guests behind one
+# vnetd, as two VMs on one hypervisor's switch (the paper's setting); there
+# the bottleneck is the machine's CPU, and WINDOW defaults to 300000.
 #
 # The unpreferred flows run for the whole DURATION (default 60 s); the
 # preferred ones start at DURATION/3 and stop at 2*DURATION/3.  The server
@@ -16,7 +22,8 @@
 #
 # Writes OUT/sharing.csv (second, flow, Mbit/s), OUT/sharing-window.csv
 # (second, active flows, sum of their windows, from `vnetctl show vcc`),
-# OUT/sharing-summary.txt and OUT/sharing.png.  OUT defaults to
+# OUT/sharing-summary.txt and OUT/sharing.png (sharing-local.* for
+# TOPO=local).  OUT defaults to
 # tests/experiments/results.  Needs root, iperf3, jq, gnuplot (gnuplot-nox).
 #
 # shellcheck source=tests/lib.sh
@@ -27,7 +34,15 @@ command -v iperf3 >/dev/null || skip "iperf3 is missing"
 command -v jq >/dev/null || skip "jq is missing"
 
 DURATION=${DURATION:-60}
-WINDOW=${WINDOW:-300000}
+TOPO=${TOPO:-link}
+RATE=${RATE:-200mbit}
+if [[ $TOPO == local ]]; then
+	WINDOW=${WINDOW:-300000}
+	NAME=sharing-local
+else
+	WINDOW=${WINDOW:-100000}
+	NAME=sharing
+fi
 CC=${CC:-reno}
 OUT=${OUT:-$LIB_DIR/experiments/results}
 mkdir -p "$OUT"
@@ -35,16 +50,33 @@ OUT=$(cd "$OUT" && pwd)
 T1=$((DURATION / 3))
 T2=$((2 * DURATION / 3))
 
+POLICY="vcc share srv window $WINDOW
+vcc class preferred match tcp-port 5204,5205 interface srv weight 3
+vcc class unpreferred match tcp-port 5201,5202,5203 interface srv weight 1"
 node_add host 1
-vnetd_start host "node host
+if [[ $TOPO == local ]]; then
+	vnetd_start host "node host
 learn yes
 interface srv tap srv
 interface cli tap cli
-vcc share srv window $WINDOW
-vcc class preferred match tcp-port 5204,5205 interface srv weight 3
-vcc class unpreferred match tcp-port 5201,5202,5203 interface srv weight 1"
-guest_add srv host srv 1
-guest_add cli host cli 2
+$POLICY"
+	guest_add srv host srv 1
+	guest_add cli host cli 2
+else
+	node_add far 2
+	vnetd_start host "node host
+learn yes
+listen $(addr host):$PORT
+interface srv tap srv
+$POLICY"
+	vnetd_start far "node far
+learn yes
+interface cli tap cli
+link host $(addr host):$PORT rate $RATE aqm codel"
+	wait_link_up far host
+	guest_add srv host srv 1
+	guest_add cli far cli 2
+fi
 for g in srv cli; do
 	in_guest "$g" sysctl -qw net.ipv4.tcp_congestion_control="$CC" >/dev/null
 done
@@ -59,7 +91,8 @@ done
 for p in 5201 5202 5203 5204 5205; do
 	wait_for 5 listening srv "$p" || fail "no iperf3 server on port $p"
 done
-say "window $WINDOW, cc $CC, $DURATION s; preferred flows from $T1 s to $T2 s"
+WHAT="share $WINDOW bytes, $CC, $([[ $TOPO == local ]] && echo "one vnetd" || echo "link rate $RATE")"
+say "$WHAT, $DURATION s; preferred flows from $T1 s to $T2 s"
 
 T0=$EPOCHREALTIME
 client() {	# PORT SECONDS
@@ -74,35 +107,35 @@ done
 
 # Once a second, the interface's active flows and the sum of their windows;
 # flow snapshots with the preferred flows on and off.
-echo "second,active,window" >"$OUT/sharing-window.csv"
+echo "second,active,window" >"$OUT/$NAME-window.csv"
 for ((s = 1; s <= DURATION; s++)); do
 	# A fixed schedule, not a condition: sleep until second s.
 	now=$EPOCHREALTIME
 	d=$(awk -v a="$T0" -v b="$now" -v s="$s" 'BEGIN { d = a + s - b; print (d > 0 ? d : 0) }')
 	sleep "$d"
 	vctl host -t show vcc | awk -F'\t' -v s="$s" \
-		'$1 == "srv" { print s "," $5 "," $7 }' >>"$OUT/sharing-window.csv"
+		'$1 == "srv" { print s "," $5 "," $7 }' >>"$OUT/$NAME-window.csv"
 	if ((s == T1)); then
 		for p in 5204 5205; do
 			client "$p" $((T2 - T1)) &
 			pids+=($!)
 		done
 	fi
-	((s == T1 - 2)) && vctl host show flows >"$OUT/sharing-flows-before.txt"
-	((s == (T1 + T2) / 2)) && vctl host show flows >"$OUT/sharing-flows-during.txt"
-	((s == T2 + 5)) && vctl host show flows >"$OUT/sharing-flows-after.txt"
+	((s == T1 - 2)) && vctl host show flows >"$OUT/$NAME-flows-before.txt"
+	((s == (T1 + T2) / 2)) && vctl host show flows >"$OUT/$NAME-flows-during.txt"
+	((s == T2 + 5)) && vctl host show flows >"$OUT/$NAME-flows-after.txt"
 done
 for pid in "${pids[@]}"; do
 	wait "$pid" || fail "an iperf3 client failed"
 done
-vctl host show config | grep '^vcc' >"$OUT/sharing-config.txt"
+vctl host show config | grep '^vcc' >"$OUT/$NAME-config.txt"
 
-echo "second,flow,mbps" >"$OUT/sharing.csv"
+echo "second,flow,mbps" >"$OUT/$NAME.csv"
 for p in 5201 5202 5203 5204 5205; do
 	jq -r --arg t0 "$T0" --arg p "$p" '.start.timestamp.timesecs as $ts |
 		.intervals[] | [((($ts + .sum.end) - ($t0 | tonumber)) | round),
 		($p | tonumber), (.sum.bits_per_second / 1e6 * 100 | round / 100)] | @csv' \
-		"$TMPD/flow-$p.json" >>"$OUT/sharing.csv" ||
+		"$TMPD/flow-$p.json" >>"$OUT/$NAME.csv" ||
 		fail "no results for port $p: $(tail -n 3 "$TMPD/flow-$p.json")"
 done
 
@@ -137,17 +170,18 @@ END {
 		printf "\n"
 	}
 	printf "sum of the active flows'"'"' windows: set %d, sampled %d to %d (mean %.0f) over %d seconds\n", w, wmin, wmax, sum / n, n
-}' "$OUT/sharing-window.csv" "$OUT/sharing.csv" | tee "$OUT/sharing-summary.txt"
+}' "$OUT/$NAME-window.csv" "$OUT/$NAME.csv" | tee "$OUT/$NAME-summary.txt"
+echo "$WHAT, $DURATION s" >>"$OUT/$NAME-summary.txt"
 
 if command -v gnuplot >/dev/null; then
 	for p in 5201 5202 5203 5204 5205; do
 		awk -F, -v p="$p" 'NR > 1 && $2 == p { print $1, $3 }' \
-			"$OUT/sharing.csv" >"$TMPD/p$p.dat"
+			"$OUT/$NAME.csv" >"$TMPD/p$p.dat"
 	done
 	gnuplot <<EOF
 set terminal pngcairo size 900,650 font ",11"
-set output "$OUT/sharing.png"
-set multiplot layout 2,1 title "Bandwidth sharing by receive windows (share $WINDOW bytes, preferred weight 3, $CC)"
+set output "$OUT/$NAME.png"
+set multiplot layout 2,1 title "Bandwidth sharing by receive windows ($WHAT; preferred weight 3)"
 set size 1,0.68
 set origin 0,0.3
 set ylabel "throughput (Mbit/s)"
@@ -166,11 +200,11 @@ set ylabel "window sum (bytes)"
 set xlabel "time (s)"
 set yrange [0:$((WINDOW * 3 / 2))]
 set datafile separator ","
-plot "$OUT/sharing-window.csv" every ::1 using 1:3 w lp pt 7 ps 0.5 lw 2 lc rgb "#444444" title "active flows' windows", \
+plot "$OUT/$NAME-window.csv" every ::1 using 1:3 w lp pt 7 ps 0.5 lw 2 lc rgb "#444444" title "active flows' windows", \
      $WINDOW w l dt 2 lc rgb "#cc4444" title "vcc share"
 unset multiplot
 EOF
-	say "plot: $OUT/sharing.png"
+	say "plot: $OUT/$NAME.png"
 else
 	say "gnuplot is missing: no plot (apt-get install gnuplot-nox)"
 fi
