@@ -121,6 +121,18 @@ static const struct {
 	  "del-route any 02:00:00:00:00:02 link h2|del-link h2|"
 	  "del-interface guest|del-listen *:7870|keepalive 20|"
 	  "link h3 10.0.0.3:7870|route any 02:00:00:00:00:03 link h3", 2 },
+	/*
+	 * vcc policies: a changed one is removed and given again, last; a
+	 * class given in parts is rebuilt from them.
+	 */
+	{ "vcc g ecn virtual|vcc share g window 1000|vcc class c weight 3",
+	  "vcc g ecn virtual|vcc class c weight 3|vcc share g window 2000",
+	  "del-vcc share g|vcc share g window 2000", 0 },
+	{ "vcc g ecn virtual|vcc class c match tcp-port 80 weight 3",
+	  "vcc class c match tcp-port 80|vcc class c weight 3|route any any link l",
+	  "del-vcc g ecn|del-vcc class c|route any any link l|"
+	  "vcc class c match tcp-port 80|vcc class c weight 3", 0 },
+	{ "vcc class c weight 3", "vcc class c weight 3", "", 0 },
 	/* What a running daemon cannot change. */
 	{ "node a|network n", "node b|network n", NULL, 0 },
 	{ "node a|network n", "node a|network m", NULL, 0 },
