@@ -9,13 +9,17 @@
 # reno).  Senders 1-9 have net.ipv4.tcp_ecn=1, sender 10 has tcp_ecn=0.
 # Each sender runs iperf3 for DURATION seconds (default 60) to its receiver,
 # all at once, twice: first without vCC, then with `vcc s10 ecn virtual` on
-# the non-ECN sender's interface (set at run time with vnetctl).
+# the non-ECN sender's interface (set at run time with vnetctl, taken back
+# with del-vcc for the next pair).  REPEAT (default 3) pairs of runs: with
+# every flow at a window of two or three segments, a flow's goodput depends
+# much on the few retransmission timeouts it happens to suffer, so one run
+# says little; the figures are the means over the repetitions.
 #
-# Writes OUT/fairness.csv (run, flow, ecn, goodput in Mbit/s, retransmits,
-# seconds counted),
+# Writes OUT/fairness.csv (repetition, run, flow, ecn, goodput in Mbit/s,
+# retransmits, seconds counted),
 # OUT/fairness-summary.txt and OUT/fairness.png (gnuplot).  OUT defaults to
 # tests/experiments/results.  Needs root, iperf3, gnuplot (gnuplot-nox).
-# By hand; takes about 2 x DURATION + 30 seconds.
+# By hand; takes about REPEAT x (2 x DURATION + 20) seconds.
 #
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -28,6 +32,7 @@ DURATION=${DURATION:-60}
 CC=${CC:-reno}
 AQM=${AQM:-codel}
 RATE=${RATE:-10mbit}
+REPEAT=${REPEAT:-3}
 N=10
 OUT=${OUT:-$LIB_DIR/experiments/results}
 mkdir -p "$OUT"
@@ -103,14 +108,14 @@ run() {
 	fi
 	# Half way (a fixed time, not a condition): what vnetd sees.
 	sleep $((DURATION / 2))
-	vctl snd show flows >"$OUT/fairness-$name-flows.txt" 2>&1 || true
-	vctl snd show link rcv >"$OUT/fairness-$name-link.txt" 2>&1 || true
+	vctl snd show flows >"$OUT/fairness-$name-$REP-flows.txt" 2>&1 || true
+	vctl snd show link rcv >"$OUT/fairness-$name-$REP-link.txt" 2>&1 || true
 	for i in "${!pids[@]}"; do
 		wait "${pids[$i]}" || fail "iperf3 of sender $((i + 1)) failed: $(tail -n 3 "$TMPD/$name-$((i + 1)).json")"
 	done
 	wait_for 10 all_servers_done "$name" || fail "iperf3 servers did not finish"
-	vctl snd show stats >"$OUT/fairness-$name-stats.txt" 2>&1 || true
-	vctl snd show link rcv >>"$OUT/fairness-$name-link.txt" 2>&1 || true
+	vctl snd show stats >"$OUT/fairness-$name-$REP-stats.txt" 2>&1 || true
+	vctl snd show link rcv >>"$OUT/fairness-$name-$REP-link.txt" 2>&1 || true
 	: >"$TMPD/$name.intervals"
 	for i in $(seq 1 $N); do
 		jq -r --arg f "$i" '.start.timestamp.timesecs as $t | .intervals[] |
@@ -133,8 +138,8 @@ run() {
 	for i in $(seq 1 $N); do
 		r1=$(retrans "gs$i")
 		r0=${R0[$i]}
-		awk -v run="$name" -v i="$i" -v ecn="$([[ $i == "$N" ]] && echo 0 || echo 1)" \
-			-v rt=$((r1 - r0)) '$1 == i { print run "," i "," ecn "," $2 "," rt "," $3 }' \
+		awk -v rep="$REP" -v run="$name" -v i="$i" -v ecn="$([[ $i == "$N" ]] && echo 0 || echo 1)" \
+			-v rt=$((r1 - r0)) '$1 == i { print rep "," run "," i "," ecn "," $2 "," rt "," $3 }' \
 			"$TMPD/$name.goodput" >>"$OUT/fairness.csv"
 	done
 }
@@ -170,53 +175,50 @@ all_servers_done() {
 	done
 }
 
-echo "run,flow,ecn,goodput_mbps,retransmits,seconds" >"$OUT/fairness.csv"
-# try RUN: a run, again when its flows did not all start together.
-try() {
-	local n
-	for n in 1 2 3 4 5; do
-		run "$1" && return 0
-		wait_for 10 no_flows || say "flows of the failed run linger"
-	done
-	fail "$1: five runs in a row with a flow that did not start"
+echo "rep,run,flow,ecn,goodput_mbps,retransmits,seconds" >"$OUT/fairness.csv"
+for ((REP = 1; REP <= REPEAT; REP++)); do
+	say "$REP/$REPEAT, run 1: without vCC"
+	try none
+	say "$REP/$REPEAT, run 2: vcc s$N ecn virtual"
+	vctl snd vcc "s$N" ecn virtual || fail "vcc s$N ecn virtual failed"
+	try virtual
+	vctl snd show config | grep '^vcc' >"$OUT/fairness-virtual-config.txt"
+	vctl snd del-vcc "s$N" ecn || fail "del-vcc s$N ecn failed"
+done
+
+# The non-ECN flow's goodput over the ECN flows' average, per repetition,
+# and the means over all of them.
+awk -F, -v n=$N '
+NR > 1 {
+	if ($4 == 1) { s[$1, $2] += $5; c[$1, $2]++ } else ne[$1, $2] = $5
+	tot[$1, $2] += $5; rt[$1, $2] = $6
+	if ($1 > reps) reps = $1
 }
-
-no_flows() { [[ -z $(vctl snd -t show flows | awk -F'\t' '$5 == "established"') ]]; }
-
-say "run 1: without vCC"
-try none
-say "run 2: vcc s$N ecn virtual"
-vctl snd vcc "s$N" ecn virtual || fail "vcc s$N ecn virtual failed"
-try virtual
-vctl snd show config | grep '^vcc' >"$OUT/fairness-virtual-config.txt"
-
-summary() {
-	awk -F, -v n=$N '
-	NR > 1 {
-		g[$1, $2] = $4; rt[$1, $2] = $5
-		if ($3 == 1) { s[$1] += $4; c[$1]++ } else ne[$1] = $4
-		tot[$1] += $4
-	}
-	END {
-		for (r = 0; r < 2; r++) {
-			run = r == 0 ? "none" : "virtual"
-			avg = s[run] / c[run]
-			printf "%s: total %.2f Mbit/s, ECN flows average %.3f, non-ECN flow %.3f, share %.3f, non-ECN retransmits %d\n", \
-			    run == "none" ? "without vCC" : "with virtual-ECN", tot[run], avg, ne[run], ne[run] / avg, rt[run, n]
+END {
+	for (r = 0; r < 2; r++) {
+		run = r == 0 ? "none" : "virtual"
+		S = 0; NE = 0; T = 0
+		for (k = 1; k <= reps; k++) {
+			avg = s[k, run] / c[k, run]
+			printf "%s, repetition %d: total %.2f Mbit/s, ECN flows average %.3f, non-ECN flow %.3f, share %.3f, its retransmits %d\n", \
+			    run == "none" ? "without vCC" : "with virtual-ECN", k, tot[k, run], avg, ne[k, run], ne[k, run] / avg, rt[k, run]
+			S += avg; NE += ne[k, run]; T += tot[k, run]
 		}
-	}' "$OUT/fairness.csv"
-}
-summary | tee "$OUT/fairness-summary.txt"
-printf 'cc %s, link rate %s, aqm %s, %s s per run\n' "$CC" "$RATE" "$AQM" \
-	"$DURATION" >>"$OUT/fairness-summary.txt"
+		printf "%s, mean of %d: total %.2f Mbit/s, ECN flows average %.3f, non-ECN flow %.3f, share %.3f\n", \
+		    run == "none" ? "without vCC" : "with virtual-ECN", reps, T / reps, S / reps, NE / reps, NE / S
+	}
+}' "$OUT/fairness.csv" | tee "$OUT/fairness-summary.txt"
+printf 'cc %s, link rate %s, aqm %s, %s s per run, %d repetitions\n' "$CC" "$RATE" \
+	"$AQM" "$DURATION" "$REPEAT" >>"$OUT/fairness-summary.txt"
 
 if command -v gnuplot >/dev/null; then
-	awk -F, 'NR > 1 { v[$2, $1] = $4 } END { print "flow none virtual"; for (i = 1; i <= 10; i++) print i, v[i, "none"], v[i, "virtual"] }' \
+	awk -F, 'NR > 1 { v[$3, $2] += $5; c[$3, $2]++ }
+	    END { print "flow none virtual"; for (i = 1; i <= 10; i++) print i, v[i, "none"] / c[i, "none"], v[i, "virtual"] / c[i, "virtual"] }' \
 		"$OUT/fairness.csv" >"$TMPD/fair.dat"
 	gnuplot <<EOF
 set terminal pngcairo size 900,500 font ",11"
 set output "$OUT/fairness.png"
-set title "9 ECN flows and 1 non-ECN flow (flow 10), $RATE bottleneck, $AQM, $CC"
+set title "9 ECN flows and 1 non-ECN flow (flow 10), $RATE bottleneck, $AQM, $CC; mean of $REPEAT x $DURATION s"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1

@@ -85,7 +85,7 @@ wait_for 15 gping cli "$(guest_ip 1)" || fail "cli cannot reach srv"
 listening() { in_guest "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
 for p in 5201 5202 5203 5204 5205; do
-	in_guest srv iperf3 -s -1 -p "$p" >/dev/null 2>&1 &
+	in_guest srv iperf3 -s -1 -J -p "$p" >/dev/null 2>&1 &
 	EXTRA_PIDS+=($!)
 done
 for p in 5201 5202 5203 5204 5205; do
@@ -96,7 +96,9 @@ say "$WHAT, $DURATION s; preferred flows from $T1 s to $T2 s"
 
 T0=$EPOCHREALTIME
 client() {	# PORT SECONDS
+	echo "$EPOCHREALTIME" >"$TMPD/start-$1"
 	in_guest cli iperf3 -c "$(guest_ip 1)" -p "$1" -t "$2" -i 1 -J \
+		--get-server-output \
 		>"$TMPD/flow-$1.json" 2>&1
 }
 pids=()
@@ -122,7 +124,11 @@ for ((s = 1; s <= DURATION; s++)); do
 		done
 	fi
 	((s == T1 - 2)) && vctl host show flows >"$OUT/$NAME-flows-before.txt"
-	((s == (T1 + T2) / 2)) && vctl host show flows >"$OUT/$NAME-flows-during.txt"
+	if ((s == (T1 + T2) / 2)); then
+		vctl host show flows >"$OUT/$NAME-flows-during.txt"
+		[[ $TOPO == local ]] ||
+			vctl far show flows >"$OUT/$NAME-flows-during-sender.txt"
+	fi
 	((s == T2 + 5)) && vctl host show flows >"$OUT/$NAME-flows-after.txt"
 done
 for pid in "${pids[@]}"; do
@@ -132,8 +138,13 @@ vctl host show config | grep '^vcc' >"$OUT/$NAME-config.txt"
 
 echo "second,flow,mbps" >"$OUT/$NAME.csv"
 for p in 5201 5202 5203 5204 5205; do
-	jq -r --arg t0 "$T0" --arg p "$p" '.start.timestamp.timesecs as $ts |
-		.intervals[] | [((($ts + .sum.end) - ($t0 | tonumber)) | round),
+	# What the receiver got, each second (the sender's figures count what
+	# went into its socket buffer).
+	# Times from the client's start (iperf3's own are whole seconds); a
+	# last, partial interval is left out.
+	jq -r --arg t0 "$T0" --arg p "$p" --arg ts "$(cat "$TMPD/start-$p")" '
+		.server_output_json.intervals[] | select(.sum.seconds > 0.5) |
+		[(((($ts | tonumber) + .sum.end) - ($t0 | tonumber)) | round),
 		($p | tonumber), (.sum.bits_per_second / 1e6 * 100 | round / 100)] | @csv' \
 		"$TMPD/flow-$p.json" >>"$OUT/$NAME.csv" ||
 		fail "no results for port $p: $(tail -n 3 "$TMPD/flow-$p.json")"
