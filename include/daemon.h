@@ -88,6 +88,7 @@ struct vnetd {
 	char			 tls_ca[STMT_PATH_MAX + 1];
 	char			 tls_crl[STMT_PATH_MAX + 1];
 	struct ssl_ctx_st	*tls;
+	char			 tls_warning[STMT_PATH_MAX + 256];
 
 	char			 control_group[STMT_ACCOUNT_MAX + 1];
 	gid_t			 control_gid;

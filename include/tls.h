@@ -22,12 +22,14 @@ struct tls_files {
 };
 
 /*
- * Loads the files and checks that they make sense together: the key is the
- * certificate's, the certificate is valid under the CA (and not revoked)
- * now, and it names node.  Returns NULL with a message in err otherwise.
+ * Loads the files and checks that they make sense together: each loads and
+ * the key is the certificate's (else NULL with a message in err).  That the
+ * certificate is valid under the CA (and not revoked) now and names node is
+ * checked too, and a failure said in warn ("" when all is well): peers will
+ * refuse such a certificate, but that is theirs to do.
  */
 SSL_CTX	*tls_ctx_new(const struct tls_files *, const char *node, char *err,
-	    size_t errlen);
+	    size_t errlen, char *warn, size_t warnlen);
 
 /* 1 if the certificate's subject CN or one of its DNS SANs is node. */
 int	 tls_cert_names(X509 *, const char *node);

@@ -197,7 +197,8 @@ vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 	f.key = d->tls_key;
 	f.ca = d->tls_ca;
 	f.crl = d->tls_crl;
-	d->tls = tls_ctx_new(&f, d->node, err, errlen);
+	d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
+	    sizeof(d->tls_warning));
 	return d->tls;
 }
 
@@ -561,7 +562,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 	const char	*peer;
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops");
+	    "frames_out\tbytes_out\tdrops\tconnects");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		char addr[STMT_HOST_MAX + 10];
 
@@ -573,14 +574,15 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\n", l->name, link_state_name(l->state),
+		    "%llu\t%llu\t%llu\n", l->name, link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
 		    (unsigned long long)l->c.frames_in,
 		    (unsigned long long)l->c.bytes_in,
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
-		    (unsigned long long)l->c.drops);
+		    (unsigned long long)l->c.drops,
+		    (unsigned long long)l->c.connects);
 	}
 }
 

@@ -46,10 +46,16 @@ load_crl(SSL_CTX *ctx, const char *file, char *err, size_t errlen)
 	return 0;
 }
 
-/* Our own certificate as a peer will see it, so that a bad one fails now. */
+/*
+ * Our own certificate as a peer will see it.  What is wrong with it is
+ * said now, as a warning: peers will refuse it, and the daemon should say
+ * why at start rather than only in their logs; but it runs, so that a
+ * certificate renewed in place (or a test of refusals) needs no restart
+ * order.
+ */
 static int
 check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
-    char *err, size_t errlen)
+    char *err, size_t errlen, char *warn, size_t warnlen)
 {
 	X509		*cert = SSL_CTX_get0_certificate(ctx);
 	X509_STORE_CTX	*sctx;
@@ -69,26 +75,26 @@ check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
 	    chain) == 1 && X509_verify_cert(sctx) == 1;
 	verr = X509_STORE_CTX_get_error(sctx);
 	X509_STORE_CTX_free(sctx);
-	if (!ok) {
-		snprintf(err, errlen, "tls-cert %s: not valid under tls-ca "
-		    "%s: %s", f->cert, f->ca, X509_verify_cert_error_string(verr));
-		return -1;
-	}
-	if (!tls_cert_names(cert, node)) {
-		snprintf(err, errlen, "tls-cert %s: does not name this node "
-		    "'%s' (in its CN or a DNS subjectAltName)", f->cert, node);
-		return -1;
-	}
+	if (!ok)
+		snprintf(warn, warnlen, "tls-cert %s: not valid under tls-ca "
+		    "%s: %s: peers will refuse it", f->cert, f->ca,
+		    X509_verify_cert_error_string(verr));
+	else if (!tls_cert_names(cert, node))
+		snprintf(warn, warnlen, "tls-cert %s: does not name this node "
+		    "'%s' (in its CN or a DNS subjectAltName): peers will "
+		    "refuse it", f->cert, node);
 	return 0;
 }
 
 SSL_CTX *
 tls_ctx_new(const struct tls_files *f, const char *node, char *err,
-    size_t errlen)
+    size_t errlen, char *warn, size_t warnlen)
 {
 	SSL_CTX			*ctx;
 	STACK_OF(X509_NAME)	*cas;
 
+	if (warnlen > 0)
+		warn[0] = '\0';
 	ERR_clear_error();
 	if ((ctx = SSL_CTX_new(TLS_method())) == NULL) {
 		snprintf(err, errlen, "tls: %s", last_error("out of memory"));
@@ -136,7 +142,7 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER |
 	    SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
 	SSL_CTX_set_verify_depth(ctx, TLS_VERIFY_DEPTH);
-	if (check_own(ctx, f, node, err, errlen) == -1)
+	if (check_own(ctx, f, node, err, errlen, warn, warnlen) == -1)
 		goto fail;
 	ERR_clear_error();
 	return ctx;
@@ -236,9 +242,13 @@ tls_failure(SSL *ssl, unsigned long err, char *why, size_t len)
 	char		 cn[64];
 
 	if (vr != X509_V_OK) {
+		/* A refused certificate is mostly gone by now; say its CN if not. */
 		cert_cn(ssl != NULL ? SSL_get0_peer_certificate(ssl) : NULL,
 		    cn, sizeof(cn));
-		snprintf(why, len, "certificate refused (CN %s): %s", cn,
+		snprintf(why, len, "certificate refused%s%s%s: %s",
+		    strcmp(cn, "?") != 0 ? " (CN " : "",
+		    strcmp(cn, "?") != 0 ? cn : "",
+		    strcmp(cn, "?") != 0 ? ")" : "",
 		    X509_verify_cert_error_string(vr));
 		return 1;
 	}

@@ -65,10 +65,13 @@ check_system(const struct config *cf)
 			errors++;
 		}
 	}
-	if (errors == 0 && tls_line != 0 &&
-	    vnetd_tls(&d, err, sizeof(err)) == NULL) {
-		fprintf(stderr, "%s:%d: %s\n", cf->file, tls_line, err);
-		errors++;
+	if (errors == 0 && tls_line != 0) {
+		if (vnetd_tls(&d, err, sizeof(err)) == NULL) {
+			fprintf(stderr, "%s:%d: %s\n", cf->file, tls_line, err);
+			errors++;
+		} else if (d.tls_warning[0] != '\0')
+			fprintf(stderr, "%s:%d: warning: %s\n", cf->file,
+			    tls_line, d.tls_warning);
 	}
 	vnetd_free(&d);
 	return errors;
@@ -201,6 +204,8 @@ main(int argc, char **argv)
 		log_info("TLS: certificate %s, CA %s%s%s", d.tls_cert,
 		    d.tls_ca, d.tls_crl[0] != '\0' ? ", CRL " : "",
 		    d.tls_crl);
+		if (d.tls_warning[0] != '\0')
+			log_warnx("warning: %s", d.tls_warning);
 	}
 
 	if (sock != NULL)

@@ -29,6 +29,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vnet.XXXXXX")
 NSPFX="vn$$-$RANDOM-"		# namespace names unique to this run
 
 CREATED_NS=()			# namespaces to delete
+VNETD_WRAP=()			# command words before the next vnetd (ip netns exec ...)
 STARTED_PIDS=()			# every vnetd ever started (restarts too)
 EXTRA_PIDS=()			# other background processes (iperf3 servers, ...)
 declare -A D_PID=() D_NS=() D_SOCK=() D_CONF=() D_LOG=()
@@ -222,7 +223,7 @@ vnetd_start_file() {
 	D_LOG[$name]=$log
 	echo "==== $(date +%T.%N) start: vnetd -F -f $conf -s $sock" >>"$log"
 	# shellcheck disable=SC2086 # VNETD_FLAGS: words
-	ip netns exec "${D_NS[$name]}" "$VNETD" -F $VNETD_FLAGS -f "$conf" -s "$sock" \
+	"${VNETD_WRAP[@]}" ip netns exec "${D_NS[$name]}" "$VNETD" -F $VNETD_FLAGS -f "$conf" -s "$sock" \
 		>>"$log" 2>&1 {LIB_STDOUT}>&- {LIB_STDERR}>&- &
 	pid=$!
 	D_PID[$name]=$pid
@@ -259,10 +260,11 @@ vctl() {
 }
 
 # link_field DAEMON LINK COLUMN: one column of `show links` for one link.
-# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops.
+# Columns: name state dir peer frames_in bytes_in frames_out bytes_out drops
+# connects.
 link_field() {
 	local d=$1 link=$2 col=$3 i=0 idx=0 c
-	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops; do
+	for c in name state dir peer frames_in bytes_in frames_out bytes_out drops connects; do
 		i=$((i + 1))
 		[[ $c == "$col" ]] && idx=$i
 	done
@@ -366,12 +368,12 @@ cert_issue() {
 tls_conf() {
 	local cert=${2:-$1} dir=${3:-$CA_DIR}
 	[[ -f $dir/$cert.crt ]] || cert_issue "$cert" "$dir"
-	printf 'tls-cert %s
-tls-key %s
-tls-ca %s
-' "$dir/$cert.crt" \
+	printf 'tls-cert %s\ntls-key %s\ntls-ca %s\n' "$dir/$cert.crt" \
 		"$dir/$cert.key" "$CA_DIR/ca.crt"
+	((TLS_CRL)) && printf 'tls-crl %s\n' "$CA_DIR/crl.pem"
+	return 0
 }
+TLS_CRL=${TLS_CRL:-0}		# 1: tls_conf adds the CA's CRL
 
 # The star used by several tests and the demo: a proxy (10.66.0.1) and two
 # hosts (10.66.0.2, .3) that link to it, guest N behind host N's TAP vtap0.
