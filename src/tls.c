@@ -2,6 +2,7 @@
  * The SSL_CTX and the certificate checks behind TLS links.  Only this file
  * and link.c (which makes the SSL of each connection) know OpenSSL.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,20 @@ last_error(const char *otherwise)
 	if (e == 0 || (r = ERR_reason_error_string(e)) == NULL)
 		return otherwise;
 	return r;
+}
+
+/* OpenSSL's messages for a missing file are obscure: say it plainly first. */
+static int
+readable(const char *what, const char *file, char *err, size_t errlen)
+{
+	FILE	*fp;
+
+	if ((fp = fopen(file, "r")) == NULL) {
+		snprintf(err, errlen, "%s %s: %s", what, file, strerror(errno));
+		return 0;
+	}
+	fclose(fp);
+	return 1;
 }
 
 static int
@@ -95,6 +110,12 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 
 	if (warnlen > 0)
 		warn[0] = '\0';
+	if (!readable("tls-cert", f->cert, err, errlen) ||
+	    !readable("tls-key", f->key, err, errlen) ||
+	    !readable("tls-ca", f->ca, err, errlen) ||
+	    (f->crl != NULL && f->crl[0] != '\0' &&
+	    !readable("tls-crl", f->crl, err, errlen)))
+		return NULL;
 	ERR_clear_error();
 	if ((ctx = SSL_CTX_new(TLS_method())) == NULL) {
 		snprintf(err, errlen, "tls: %s", last_error("out of memory"));
@@ -119,9 +140,15 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 		    last_error("cannot load"));
 		goto fail;
 	}
+	/* The key is checked against the certificate as it loads. */
 	if (SSL_CTX_use_PrivateKey_file(ctx, f->key, SSL_FILETYPE_PEM) != 1) {
-		snprintf(err, errlen, "tls-key %s: %s", f->key,
-		    last_error("cannot load"));
+		if (ERR_GET_REASON(ERR_peek_last_error()) ==
+		    X509_R_KEY_VALUES_MISMATCH)
+			snprintf(err, errlen, "tls-key %s: not the key of "
+			    "tls-cert %s", f->key, f->cert);
+		else
+			snprintf(err, errlen, "tls-key %s: %s", f->key,
+			    last_error("cannot load"));
 		goto fail;
 	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {

@@ -18,6 +18,50 @@ TLS_CRL=1
 IP2=$(guest_ip 2)
 PADDR=
 
+say "vnetd -n checks the TLS statements and files"
+# check_n CONF WANT: vnetd -n on CONF prints exactly WANT (and exits 1 when
+# WANT has an error, 0 when it is empty or a warning).
+check_n() {
+	local conf=$TMPD/n.conf out rc=0 want_rc=0
+	printf '%s\n' "$1" >"$conf"
+	out=$("$VNETD" -n -f "$conf" 2>&1) || rc=$?
+	[[ -z $2 || $2 == *": warning: "* ]] || want_rc=1
+	((rc == want_rc)) || fail "vnetd -n exited $rc, not $want_rc, for: $1 ($out)"
+	[[ $out == "${2//@/$conf}" ]] || fail "vnetd -n said '$out', not '${2//@/$conf}'"
+}
+cert_issue host1
+cert_issue host2
+check_n "node host1
+listen *:1 tls" "@:2: listen *:1: tls needs tls-cert, tls-key and tls-ca"
+check_n "node host1
+link p 10.0.0.1:1 tls" "@:2: link p: tls needs tls-cert, tls-key and tls-ca"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-ca $CA_DIR/ca.crt" "@:2: TLS needs all of tls-cert, tls-key and tls-ca (missing: tls-key)"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host2.key
+tls-ca $CA_DIR/ca.crt" "@:2: tls-key $CA_DIR/host2.key: not the key of tls-cert $CA_DIR/host1.crt"
+check_n "node host1
+tls-cert $CA_DIR/nonexistent.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt" "@:2: tls-cert $CA_DIR/nonexistent.crt: No such file or directory"
+check_n "node host2
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt
+listen *:1 tls" "@:2: warning: tls-cert $CA_DIR/host1.crt: does not name this node 'host2' (in its CN or a DNS subjectAltName): peers will refuse it"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt
+listen *:1 tls
+link p 10.0.0.1:1 tls queue 1m" ""
+check_n "node host1
+user no-such-user-here
+control-group no-such-group-here" "@:2: user no-such-user-here: no such user
+@:3: control-group no-such-group-here: no such group"
+
 # Before the star: what the CRL must list is revoked now.
 cert_issue revoked
 "$VNET_CA" revoke "$CA_DIR" revoked >/dev/null || fail "vnet-ca revoke failed"
