@@ -30,6 +30,13 @@ int	 config_load(const char *file, struct config *,
 void	 config_clear(struct config *);
 
 /*
+ * What is valid but probably not meant, through warnf as
+ * "FILE:LINE: warning: message": a plain listener on a non-loopback address.
+ */
+void	 config_warnings(const struct config *,
+	    void (*warnf)(const char *msg, void *arg), void *arg);
+
+/*
  * Orders the statements for applying: settings first, then listeners,
  * interfaces, links, routes, each in file order.  Returns the rank.
  */

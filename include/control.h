@@ -8,7 +8,8 @@ struct vnetd;
 struct control;
 
 /*
- * Binds and listens on path (mode 0600).  A stale socket left by a dead
+ * Binds and listens on path (mode 0600, or 0660 and group control-group
+ * when the daemon has one).  A stale socket left by a dead
  * daemon is replaced; a live one (a daemon answers on it) is an error.
  */
 struct control	*control_open(struct vnetd *, const char *path, char *err,

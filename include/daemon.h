@@ -7,6 +7,7 @@
 
 #include <sys/queue.h>
 #include <limits.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct evbuffer;
 struct fwd;
 struct fwd_port;
 struct control;
+struct ssl_ctx_st;
 struct vcc;
 
 #define VNETD_KEEPALIVE_DEFAULT	10
@@ -32,12 +34,21 @@ struct vnetd_stats {
 	uint64_t	duplicates;	/* frames dropped: seen before (cycles) */
 	uint64_t	bad_messages;	/* links closed for malformed input */
 	uint64_t	refused;	/* handshakes refused */
+	uint64_t	tls_refused;	/* peer certificates we refused */
+	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
+	uint64_t	not_allowed;	/* connections not on a listener's allow list */
+	uint64_t	pending_full;	/* connections closed: too many pending */
+	uint64_t	handshake_timeouts;	/* no handshake within the limit */
 };
 
 struct listener {
 	TAILQ_ENTRY(listener)	 entry;
 	struct stmt_hostport	 addr;
 	struct evconnlistener	*lev[2];
+	struct vnetd		*d;
+	int			 tls;
+	struct stmt_cidr	 allow[STMT_ALLOW_MAX];
+	unsigned int		 nallow;
 };
 
 TAILQ_HEAD(listener_list, listener);
@@ -78,6 +89,22 @@ struct vnetd {
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
 	struct sched_optlist	 linkopts;	/* link options by name */
+	/* TLS: the files, and the context made from them on first use. */
+	char			 tls_cert[STMT_PATH_MAX + 1];
+	char			 tls_key[STMT_PATH_MAX + 1];
+	char			 tls_ca[STMT_PATH_MAX + 1];
+	char			 tls_crl[STMT_PATH_MAX + 1];
+	struct ssl_ctx_st	*tls;
+	char			 tls_warning[STMT_PATH_MAX + 256];
+
+	char			 control_group[STMT_ACCOUNT_MAX + 1];
+	gid_t			 control_gid;
+	char			 user[STMT_ACCOUNT_MAX + 1];
+	uid_t			 user_uid;
+	gid_t			 user_gid;
+
+	size_t			 npending;	/* on the pending list */
+	uint64_t		 pending_full_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
@@ -136,5 +163,15 @@ void	 vnetd_config(struct vnetd *,
  */
 int	 vnetd_save(struct vnetd *, const char *path, char *err,
 	    size_t errlen);
+
+/*
+ * The TLS context, made from the tls-* files the first time it is needed
+ * (and before privileges are dropped).  NULL with a message in err when the
+ * files are missing or bad.
+ */
+struct ssl_ctx_st *vnetd_tls(struct vnetd *, char *err, size_t errlen);
+
+/* Statements only the configuration file may give (not vnetctl). */
+int	 vnetd_startup_only(enum stmt_kind);
 
 #endif

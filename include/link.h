@@ -18,6 +18,19 @@
  * reconnected before we noticed), both daemons keep the same one: the newer
  * if both were made by the same side, else the one made by the node whose
  * name sorts first.
+ *
+ * A TLS link runs the same messages inside TLS 1.3.  Its connection's
+ * certificate must name the node the link is for: on an outgoing link the
+ * link's peer (its NAME, or `peer NODE`), checked when TLS is up and before
+ * our hello goes out; on an incoming one the node its hello announces.  A
+ * link configured with tls takes no plain connection.
+ *
+ * Nothing a peer sends grows memory without bound: a connection must finish
+ * TCP, TLS and the hello exchange within LINK_HANDSHAKE_TIMEOUT (a deadline,
+ * not an idle timer, so trickling bytes does not stretch it); at most
+ * LINK_PENDING_MAX accepted connections wait for their hello at a time;
+ * messages are bounded by the wire format; and a link queues at most its
+ * queue size for a peer that reads slowly, dropping (and counting) the rest.
  */
 #ifndef VNET_LINK_H
 #define VNET_LINK_H
@@ -50,6 +63,7 @@ struct link;
 #define LINK_OUT_MAX		(64 * 1024)
 #define LINK_OUT_LOW		(16 * 1024)
 #define LINK_NOTSENT_LOWAT	(64 * 1024)
+#define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -63,6 +77,7 @@ enum conn_state {
 	CONN_HANDSHAKE,
 	CONN_UP,
 	CONN_CLOSING,		/* flushing a BYE, then freed */
+	CONN_TLS,		/* accepted, TLS handshake in progress */
 };
 
 struct conn {
@@ -78,6 +93,8 @@ struct conn {
 	struct wire_hello	 hello;		/* the peer's, once received */
 	uint64_t		 up_since;	/* ms */
 	struct event		*ev_keepalive;
+	int			 tls;
+	struct event		*ev_deadline;	/* handshake, until UP */
 };
 
 struct link_counters {
@@ -103,6 +120,8 @@ struct link {
 	struct link_counters	 c;
 	struct sched		 sched;		/* the frames waiting to go */
 	struct event		*ev_pace;	/* the shaper's wake-up */
+	int			 tls;		/* configured with tls */
+	char			 peer[STMT_NAME_MAX + 1];	/* "" = name */
 };
 
 struct link	*link_find(struct vnetd *, const char *name);
@@ -127,9 +146,9 @@ int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
 void		 link_options(struct vnetd *, const char *name,
 		    struct sched_opts *);
 
-/* An accepted connection: starts its handshake. */
+/* An accepted connection (over TLS or not): starts its handshake. */
 void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,
-		    int socklen);
+		    int socklen, int tls);
 void		 conn_free(struct conn *);
 
 #endif

@@ -9,14 +9,15 @@
  *
  *   node NAME
  *   network NAME
- *   listen ADDR:PORT
+ *   listen ADDR:PORT [tls] [allow CIDR[,CIDR...]]
  *   control PATH
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
  *   interface NAME tap [DEV]                (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
  *   del-interface NAME
- *   link NAME HOST:PORT [LINKOPT...]        (also add-link)
+ *   link NAME HOST:PORT [tls] [peer NODE] [queue BYTES] [LINKOPT...]
+ *                                           (also add-link)
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
@@ -34,12 +35,22 @@
  *                                           gbit or tbit (powers of 1000)
  *   aqm off|codel|fq_codel [target TIME] [interval TIME]
  *                                           TIME: a number and us, ms or s
+ *   tls-cert FILE | tls-key FILE | tls-ca FILE | tls-crl FILE
+ *   control-group GROUP
+ *   user NAME
  *   vcc IFACE ecn virtual                   (also add-vcc)
  *   vcc share IFACE window BYTES
  *   vcc class NAME [match tcp-port P[,P..]] [match src CIDR]
  *       [match dst CIDR] [interface IFACE] [weight W] [rate RATE|none]
  *   del-vcc IFACE ecn | del-vcc share IFACE | del-vcc class NAME
  *
+ * Options after ADDR:PORT and HOST:PORT come in any order, each at most
+ * once; the printer writes them in the order above.  CIDR is an IPv4 or
+ * IPv6 address with an optional /PREFIX (none: the one address), without
+ * host bits; at most STMT_ALLOW_MAX of them.  BYTES is a decimal count with
+ * an optional k, m or g suffix (KiB, MiB, GiB), STMT_QUEUE_MIN..MAX.  FILE
+ * and PATH are absolute.  GROUP and NAME (a user) are 1..32 characters of
+ * [A-Za-z0-9._-] not starting with '-'.
  * SRC and DST are "any", a MAC address, or "not-" followed by a MAC address.
  * NAME is 1..31 characters of [A-Za-z0-9._-] starting with a letter or digit.
  * DEV is 1..15 characters of [A-Za-z0-9._-].
@@ -68,6 +79,10 @@
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
 #define STMT_ERR_MAX	160
 #define STMT_FILTER_MAX	1023	/* a pcap filter expression */
+#define STMT_ALLOW_MAX	16	/* CIDRs on one listener */
+#define STMT_ACCOUNT_MAX 32	/* user and group names */
+#define STMT_QUEUE_MIN	(128 * 1024)		/* a link's queue, bytes */
+#define STMT_QUEUE_MAX	(1024 * 1024 * 1024)
 
 enum stmt_kind {
 	STMT_NODE = 1,
@@ -83,6 +98,12 @@ enum stmt_kind {
 	STMT_RELOAD,
 	STMT_SAVE,
 	STMT_SET_LINK,
+	STMT_TLS_CERT,
+	STMT_TLS_KEY,
+	STMT_TLS_CA,
+	STMT_TLS_CRL,
+	STMT_CONTROL_GROUP,
+	STMT_USER,
 	STMT_VCC,
 };
 
@@ -134,30 +155,6 @@ enum stmt_vcc {
 #define STMT_WEIGHT_MAX		1000
 #define STMT_WINDOW_MAX		(1U << 30)
 
-/* An address prefix; family 0 when not given. */
-struct stmt_cidr {
-	int		family;		/* 4 or 6 */
-	uint8_t		addr[16];	/* host bits zero */
-	unsigned int	prefix;
-};
-
-/* The attributes a vcc class statement names (set says which). */
-#define STMT_VCLASS_PORTS	0x01
-#define STMT_VCLASS_SRC		0x02
-#define STMT_VCLASS_DST		0x04
-#define STMT_VCLASS_IFACE	0x08
-#define STMT_VCLASS_WEIGHT	0x10
-#define STMT_VCLASS_RATE	0x20
-
-struct stmt_vclass {
-	unsigned int	 set;
-	uint16_t	 ports[STMT_PORTS_MAX];
-	size_t		 nports;
-	struct stmt_cidr src, dst;
-	char		 iface[STMT_NAME_MAX + 1];
-	unsigned int	 weight;
-	uint64_t	 rate;		/* bit/s; 0 = no cap ("rate none") */
-};
 
 /* One side of a forwarding rule. */
 enum stmt_match_kind {
@@ -179,6 +176,31 @@ enum stmt_target {
 struct stmt_hostport {
 	char		host[STMT_HOST_MAX + 1];	/* no brackets; "*" = any */
 	uint16_t	port;
+};
+
+/* An address block of an allow list. */
+struct stmt_cidr {
+	int		family;		/* AF_INET or AF_INET6 */
+	uint8_t		addr[16];	/* network byte order; IPv4 in 4 */
+	uint8_t		plen;		/* prefix length */
+};
+
+/* The attributes a vcc class statement names (set says which). */
+#define STMT_VCLASS_PORTS	0x01
+#define STMT_VCLASS_SRC		0x02
+#define STMT_VCLASS_DST		0x04
+#define STMT_VCLASS_IFACE	0x08
+#define STMT_VCLASS_WEIGHT	0x10
+#define STMT_VCLASS_RATE	0x20
+
+struct stmt_vclass {
+	unsigned int	 set;
+	uint16_t	 ports[STMT_PORTS_MAX];
+	size_t		 nports;
+	struct stmt_cidr src, dst;
+	char		 iface[STMT_NAME_MAX + 1];
+	unsigned int	 weight;
+	uint64_t	 rate;		/* bit/s; 0 = no cap ("rate none") */
 };
 
 struct stmt {
@@ -203,6 +225,13 @@ struct stmt {
 	enum stmt_aqm		aqm;
 	uint32_t		aqm_target;		/* us */
 	uint32_t		aqm_interval;		/* us */
+	int			tls;			/* listen, link */
+	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen */
+	unsigned int		nallow;
+	char			peer[STMT_NAME_MAX + 1];/* link; "" = name */
+	uint32_t		queue;			/* link; 0 = default */
+	/* control-group, user; tls-* use path */
+	char			account[STMT_ACCOUNT_MAX + 1];
 	/* vcc: name is the interface (ecn, share) or the class */
 	enum stmt_vcc		vcc;
 	uint64_t		window;			/* vcc share */
@@ -238,6 +267,10 @@ char	*stmt_match_format(const struct stmt_match *m, char *buf);
 /* Formats HOST:PORT, bracketing IPv6 literals.  buf >= STMT_HOST_MAX + 9. */
 char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len);
 
+/* Formats one allow list entry "ADDR/PLEN".  buf >= STMT_CIDR_STRLEN. */
+#define STMT_CIDR_STRLEN	(46 + 4)
+char	*stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len);
+
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);
 
@@ -249,10 +282,9 @@ char	*stmt_time_format(uint32_t us, char *buf, size_t len);
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
+int	 stmt_valid_account(const char *s);
 
-/* Formats ADDR/PREFIX.  buf >= 64. */
-char	*stmt_cidr_format(const struct stmt_cidr *, char *buf, size_t len);
-/* 1 when addr (4 or 16 bytes of family 4 or 6) lies in the prefix. */
+/* 1 when addr (4 or 16 bytes of family AF_INET or AF_INET6) is in c. */
 int	 stmt_cidr_match(const struct stmt_cidr *, int family,
 	    const uint8_t *addr);
 

@@ -64,6 +64,12 @@ config_stmt_order(const struct stmt *st)
 	case STMT_CONTROL:
 	case STMT_KEEPALIVE:
 	case STMT_LEARN:
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
 		return 0;
 	case STMT_LISTEN:
 		return 1;
@@ -129,6 +135,24 @@ config_check_line(struct config *cf, size_t i,
 			break;
 		case STMT_LEARN:
 			kw = "learn";
+			break;
+		case STMT_TLS_CERT:
+			kw = "tls-cert";
+			break;
+		case STMT_TLS_KEY:
+			kw = "tls-key";
+			break;
+		case STMT_TLS_CA:
+			kw = "tls-ca";
+			break;
+		case STMT_TLS_CRL:
+			kw = "tls-crl";
+			break;
+		case STMT_CONTROL_GROUP:
+			kw = "control-group";
+			break;
+		case STMT_USER:
+			kw = "user";
 			break;
 		case STMT_INTERFACE:
 			if (strcmp(o->st.name, st->name) == 0) {
@@ -209,6 +233,106 @@ config_check_iface(struct config *cf, size_t i,
 	return 0;
 }
 
+static const struct stmt *
+config_find(const struct config *cf, enum stmt_kind kind)
+{
+	size_t	 i;
+
+	for (i = 0; i < cf->n; i++)
+		if (cf->lines[i].st.kind == kind)
+			return &cf->lines[i].st;
+	return NULL;
+}
+
+/*
+ * TLS takes a certificate, its key and a CA together; a listener or link
+ * that asks for TLS without them, or half of the set, is an error where it
+ * stands.
+ */
+static int
+config_check_tls(struct config *cf, void (*errf)(const char *, void *),
+    void *arg)
+{
+	const struct config_line	*cl;
+	int				 cert, key, ca, any, told = 0;
+	int				 errors = 0;
+	size_t				 i;
+	char				 buf[STMT_HOST_MAX + 10];
+
+	cert = config_find(cf, STMT_TLS_CERT) != NULL;
+	key = config_find(cf, STMT_TLS_KEY) != NULL;
+	ca = config_find(cf, STMT_TLS_CA) != NULL;
+	any = cert || key || ca || config_find(cf, STMT_TLS_CRL) != NULL;
+	for (i = 0; i < cf->n; i++) {
+		cl = &cf->lines[i];
+		switch (cl->st.kind) {
+		case STMT_TLS_CERT:
+		case STMT_TLS_KEY:
+		case STMT_TLS_CA:
+		case STMT_TLS_CRL:
+			/* Said once, at the first of the set, is enough. */
+			if ((cert && key && ca) || told++)
+				break;
+			report(errf, arg, cf->file, cl->line, "TLS needs all "
+			    "of tls-cert, tls-key and tls-ca (missing:%s%s%s)",
+			    cert ? "" : " tls-cert", key ? "" : " tls-key",
+			    ca ? "" : " tls-ca");
+			errors++;
+			break;
+		case STMT_LISTEN:
+		case STMT_LINK:
+			if (!cl->st.tls || any)
+				break;
+			report(errf, arg, cf->file, cl->line, "%s %s: tls "
+			    "needs tls-cert, tls-key and tls-ca",
+			    cl->st.kind == STMT_LINK ? "link" : "listen",
+			    cl->st.kind == STMT_LINK ? cl->st.name :
+			    stmt_hostport_format(&cl->st.addr, buf,
+			    sizeof(buf)));
+			errors++;
+			break;
+		default:
+			break;
+		}
+	}
+	return errors;
+}
+
+/* Loopback by address or by the one name that means it everywhere. */
+static int
+config_loopback(const char *host)
+{
+	return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+	    strcmp(host, "localhost") == 0;
+}
+
+void
+config_warnings(const struct config *cf, void (*warnf)(const char *, void *),
+    void *arg)
+{
+	const struct config_line	*cl;
+	size_t				 i;
+	char				 buf[STMT_HOST_MAX + 10];
+
+	for (i = 0; i < cf->n; i++) {
+		cl = &cf->lines[i];
+		if (cl->st.kind != STMT_LISTEN || cl->st.tls ||
+		    config_loopback(cl->st.addr.host))
+			continue;
+		stmt_hostport_format(&cl->st.addr, buf, sizeof(buf));
+		if (cl->st.nallow == 0)
+			report(warnf, arg, cf->file, cl->line, "warning: "
+			    "listen %s is plain TCP on a non-loopback address "
+			    "and has no allow list: it accepts loopback only; "
+			    "use tls, or allow the peers' addresses", buf);
+		else
+			report(warnf, arg, cf->file, cl->line, "warning: "
+			    "listen %s is plain TCP on a non-loopback address: "
+			    "anyone at an allowed address can join the network "
+			    "unauthenticated and unencrypted; use tls", buf);
+	}
+}
+
 int
 config_load(const char *file, struct config *cf,
     void (*errf)(const char *, void *), void *arg)
@@ -261,6 +385,7 @@ config_load(const char *file, struct config *cf,
 	fclose(fp);
 	for (i = 0; i < cf->n; i++)
 		errors += config_check_iface(cf, i, errf, arg);
+	errors += config_check_tls(cf, errf, arg);
 	return errors;
 }
 

@@ -238,7 +238,21 @@ control_open(struct vnetd *d, const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	umask(old);
-	if (chmod(path, 0600) == -1 || (ctl = calloc(1, sizeof(*ctl))) == NULL) {
+	/*
+	 * Whoever can connect can change the network: the owner only, or
+	 * with control-group, that group too.
+	 */
+	if (d->control_group[0] != '\0' &&
+	    (chown(path, (uid_t)-1, d->control_gid) == -1 ||
+	    chmod(path, 0660) == -1)) {
+		snprintf(err, errlen, "control socket %s: group %s: %s", path,
+		    d->control_group, strerror(errno));
+		unlink(path);
+		close(fd);
+		return NULL;
+	}
+	if ((d->control_group[0] == '\0' && chmod(path, 0600) == -1) ||
+	    (ctl = calloc(1, sizeof(*ctl))) == NULL) {
 		snprintf(err, errlen, "control socket %s: %s", path,
 		    strerror(errno));
 		unlink(path);

@@ -6,7 +6,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <event2/listener.h>
 
 #include "config.h"
+#include "acl.h"
 #include "control.h"
 #include "daemon.h"
 #include "ether.h"
@@ -29,6 +32,7 @@
 #include "link.h"
 #include "log.h"
 #include "reload.h"
+#include "tls.h"
 #include "vcc.h"
 #include "wire.h"
 
@@ -198,16 +202,56 @@ vnetd_free(struct vnetd *d)
 	if (d->fwd != NULL)
 		fwd_free(d->fwd);
 	sched_optlist_clear(&d->linkopts);
+	if (d->tls != NULL)
+		SSL_CTX_free(d->tls);
 	free(d->rxbuf);
 	free(d->txbuf);
 	vcc_free(d->vcc);
 }
 
+SSL_CTX *
+vnetd_tls(struct vnetd *d, char *err, size_t errlen)
+{
+	struct tls_files	 f;
+
+	if (d->tls != NULL)
+		return d->tls;
+	if (d->tls_cert[0] == '\0' || d->tls_key[0] == '\0' ||
+	    d->tls_ca[0] == '\0') {
+		snprintf(err, errlen, "tls needs tls-cert, tls-key and tls-ca");
+		return NULL;
+	}
+	f.cert = d->tls_cert;
+	f.key = d->tls_key;
+	f.ca = d->tls_ca;
+	f.crl = d->tls_crl;
+	d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
+	    sizeof(d->tls_warning));
+	return d->tls;
+}
+
+/* The allow list is checked before anything is read from the peer. */
 static void
 listener_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int socklen, void *arg)
 {
-	conn_accept(arg, fd, sa, socklen);
+	struct listener	*ls = arg;
+	struct vnetd	*d = ls->d;
+	char		 host[INET6_ADDRSTRLEN], what[STMT_HOST_MAX + 10];
+
+	if (!acl_allows(ls->tls, ls->allow, ls->nallow, sa)) {
+		d->stats.not_allowed++;
+		if (getnameinfo(sa, (socklen_t)socklen, host, sizeof(host),
+		    NULL, 0, NI_NUMERICHOST) != 0)
+			snprintf(host, sizeof(host), "?");
+		log_warnx("connection from %s refused: not allowed on "
+		    "listen %s%s", host, stmt_hostport_format(&ls->addr, what,
+		    sizeof(what)), ls->nallow == 0 ? " (no allow list: "
+		    "loopback only)" : "");
+		evutil_closesocket(fd);
+		return;
+	}
+	conn_accept(d, fd, sa, socklen, ls->tls);
 }
 
 static void
@@ -229,8 +273,8 @@ listener_errorcb(struct evconnlistener *lev, void *arg)
 }
 
 static struct evconnlistener *
-listener_bind(struct vnetd *d, const struct addrinfo *ai, char *err,
-    size_t errlen, const char *what)
+listener_bind(struct vnetd *d, struct listener *ls, const struct addrinfo *ai,
+    char *err, size_t errlen, const char *what)
 {
 	struct evconnlistener	*lev;
 	evutil_socket_t		 fd;
@@ -258,7 +302,7 @@ listener_bind(struct vnetd *d, const struct addrinfo *ai, char *err,
 		errno = saved;
 		return NULL;
 	}
-	lev = evconnlistener_new(d->base, listener_acceptcb, d,
+	lev = evconnlistener_new(d->base, listener_acceptcb, ls,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 64, fd);
 	if (lev == NULL) {
 		snprintf(err, errlen, "listen %s: %s", what, strerror(errno));
@@ -270,9 +314,9 @@ listener_bind(struct vnetd *d, const struct addrinfo *ai, char *err,
 }
 
 static int
-listener_add(struct vnetd *d, const struct stmt_hostport *hp, char *err,
-    size_t errlen)
+listener_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 {
+	const struct stmt_hostport *hp = &st->addr;
 	struct listener		*ls;
 	struct evconnlistener	*lev;
 	struct addrinfo		 hints, *res, *ai;
@@ -302,8 +346,13 @@ listener_add(struct vnetd *d, const struct stmt_hostport *hp, char *err,
 		return -1;
 	}
 	ls->addr = *hp;
+	ls->d = d;
+	ls->tls = st->tls;
+	ls->nallow = st->nallow;
+	memcpy(ls->allow, st->allow, sizeof(ls->allow));
 	for (ai = res; ai != NULL && n < 2; ai = ai->ai_next) {
-		if ((lev = listener_bind(d, ai, err, errlen, what)) == NULL) {
+		if ((lev = listener_bind(d, ls, ai, err, errlen,
+		    what)) == NULL) {
 			/* A host without IPv6 still listens on IPv4. */
 			if (any && ai->ai_family == AF_INET6 &&
 			    errno == EAFNOSUPPORT)
@@ -323,7 +372,9 @@ listener_add(struct vnetd *d, const struct stmt_hostport *hp, char *err,
 		return -1;
 	}
 	TAILQ_INSERT_TAIL(&d->listeners, ls, entry);
-	log_info("listening on %s", what);
+	log_info("listening on %s%s%s", what, ls->tls ? " (TLS)" : " (plain)",
+	    ls->nallow > 0 ? ", with an allow list" : ls->tls ? "" :
+	    ", loopback only");
 	return 0;
 }
 
@@ -385,22 +436,79 @@ route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 }
 
 int
+vnetd_startup_only(enum stmt_kind kind)
+{
+	switch (kind) {
+	case STMT_NODE:
+	case STMT_NETWORK:
+	case STMT_CONTROL:
+	/* Files read, sockets made and privileges dropped at start only. */
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Names are looked up when read, so that a typo stops the start. */
+static int
+account_apply(struct vnetd *d, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	errno = 0;
+	if (st->kind == STMT_USER) {
+		if ((pw = getpwnam(st->account)) == NULL) {
+			snprintf(err, errlen, "user %s: %s", st->account,
+			    errno != 0 ? strerror(errno) : "no such user");
+			return -1;
+		}
+		if (pw->pw_uid == 0) {
+			snprintf(err, errlen, "user %s: has uid 0, so "
+			    "nothing would be dropped", st->account);
+			return -1;
+		}
+		snprintf(d->user, sizeof(d->user), "%s", st->account);
+		d->user_uid = pw->pw_uid;
+		d->user_gid = pw->pw_gid;
+		return 0;
+	}
+	if ((gr = getgrnam(st->account)) == NULL) {
+		snprintf(err, errlen, "control-group %s: %s", st->account,
+		    errno != 0 ? strerror(errno) : "no such group");
+		return -1;
+	}
+	snprintf(d->control_group, sizeof(d->control_group), "%s",
+	    st->account);
+	d->control_gid = gr->gr_gid;
+	return 0;
+}
+
+int
 vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
     size_t errlen)
 {
-	static const char *const startup_only[] = {
-		[STMT_NODE] = "node", [STMT_NETWORK] = "network",
-		[STMT_CONTROL] = "control",
-	};
+	char	 kw[STMT_LINE_MAX];
 
 	/* Links and the control socket are made with these: restart. */
-	if (runtime && (st->kind == STMT_NODE || st->kind == STMT_NETWORK ||
-	    st->kind == STMT_CONTROL)) {
+	if (runtime && vnetd_startup_only(st->kind)) {
+		stmt_print(st, kw, sizeof(kw));
+		kw[strcspn(kw, " ")] = '\0';
 		snprintf(err, errlen, "%s: can only be set in the "
-		    "configuration file (restart vnetd to change it)",
-		    startup_only[st->kind]);
+		    "configuration file (restart vnetd to change it)", kw);
 		return -1;
 	}
+	if ((st->kind == STMT_LISTEN || (st->kind == STMT_LINK &&
+	    st->op == STMT_OP_SET)) && st->tls && vnetd_tls(d, err,
+	    errlen) == NULL)
+		return -1;
 	switch (st->kind) {
 	case STMT_NODE:
 		snprintf(d->node, sizeof(d->node), "%s", st->name);
@@ -411,7 +519,7 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_LISTEN:
 		if (st->op == STMT_OP_DEL)
 			return listener_del(d, &st->addr, err, errlen);
-		return listener_add(d, &st->addr, err, errlen);
+		return listener_add(d, st, err, errlen);
 	case STMT_CONTROL:
 		snprintf(d->control_path, sizeof(d->control_path), "%s",
 		    st->path);
@@ -432,6 +540,21 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return link_add(d, st, err, errlen);
 	case STMT_ROUTE:
 		return route_apply(d, st, err, errlen);
+	case STMT_TLS_CERT:
+		snprintf(d->tls_cert, sizeof(d->tls_cert), "%s", st->path);
+		return 0;
+	case STMT_TLS_KEY:
+		snprintf(d->tls_key, sizeof(d->tls_key), "%s", st->path);
+		return 0;
+	case STMT_TLS_CA:
+		snprintf(d->tls_ca, sizeof(d->tls_ca), "%s", st->path);
+		return 0;
+	case STMT_TLS_CRL:
+		snprintf(d->tls_crl, sizeof(d->tls_crl), "%s", st->path);
+		return 0;
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		return account_apply(d, st, err, errlen);
 	case STMT_VCC:
 		return vcc_apply(d->vcc, st, err, errlen);
 	case STMT_SHOW:
@@ -606,6 +729,12 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("hop_limit", d->stats.hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);
+	ROW("tls_refused", d->stats.tls_refused);
+	ROW("tls_failed", d->stats.tls_failed);
+	ROW("not_allowed", d->stats.not_allowed);
+	ROW("pending_full", d->stats.pending_full);
+	ROW("handshake_timeouts", d->stats.handshake_timeouts);
+	ROW("pending", d->npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
 	ROW("links", links);
@@ -730,6 +859,13 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	struct sched_opts	 o;
 
 #define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
+#define SHOW_PATH(k, p) do {						\
+	if ((p)[0] != '\0') {						\
+		START(k);						\
+		snprintf(st.path, sizeof(st.path), "%s", (p));		\
+		cb(&st, arg);						\
+	}								\
+} while (0)
 	START(STMT_NODE);
 	snprintf(st.name, sizeof(st.name), "%s", d->node);
 	cb(&st, arg);
@@ -741,6 +877,21 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		snprintf(st.path, sizeof(st.path), "%s", d->control_path);
 		cb(&st, arg);
 	}
+	if (d->control_group[0] != '\0') {
+		START(STMT_CONTROL_GROUP);
+		snprintf(st.account, sizeof(st.account), "%s",
+		    d->control_group);
+		cb(&st, arg);
+	}
+	if (d->user[0] != '\0') {
+		START(STMT_USER);
+		snprintf(st.account, sizeof(st.account), "%s", d->user);
+		cb(&st, arg);
+	}
+	SHOW_PATH(STMT_TLS_CERT, d->tls_cert);
+	SHOW_PATH(STMT_TLS_KEY, d->tls_key);
+	SHOW_PATH(STMT_TLS_CA, d->tls_ca);
+	SHOW_PATH(STMT_TLS_CRL, d->tls_crl);
 	START(STMT_KEEPALIVE);
 	st.num = d->keepalive;
 	cb(&st, arg);
@@ -750,6 +901,9 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;
+		st.tls = ls->tls;
+		st.nallow = ls->nallow;
+		memcpy(st.allow, ls->allow, sizeof(st.allow));
 		cb(&st, arg);
 	}
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
@@ -760,6 +914,10 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
 		st.addr = l->addr;
+		st.tls = l->tls;
+		snprintf(st.peer, sizeof(st.peer), "%s", l->peer);
+		st.queue = l->queue_max == LINK_QUEUE_DEFAULT ? 0 :
+		    (uint32_t)l->queue_max;
 		link_options(d, l->name, &o);
 		sched_opts_to_stmt(&o, &st);
 		cb(&st, arg);
@@ -774,6 +932,7 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		if (st.lopts != 0)
 			cb(&st, arg);
 	}
+#undef SHOW_PATH
 #undef START
 	fwd_route_foreach(d->fwd, config_route_cb, &w);
 	vcc_config_foreach(d->vcc, cb, arg);

@@ -12,13 +12,18 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/dns.h>
 #include <event2/event.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "daemon.h"
 #include "fwd.h"
 #include "link.h"
 #include "log.h"
+#include "tls.h"
 #include "wire.h"
 
 static void	link_set_state(struct link *, enum link_state, const char *why);
@@ -63,6 +68,25 @@ link_find(struct vnetd *d, const char *name)
 		if (strcmp(l->name, name) == 0)
 			return l;
 	return NULL;
+}
+
+/* The node at the other end: `peer NODE`, or the link's own name. */
+static const char *
+link_peer(const struct link *l)
+{
+	return l->peer[0] != '\0' ? l->peer : l->name;
+}
+
+/* The link a connection from node belongs to. */
+static struct link *
+link_find_peer(struct vnetd *d, const char *node)
+{
+	struct link	*l;
+
+	TAILQ_FOREACH(l, &d->links, entry)
+		if (l->configured && strcmp(link_peer(l), node) == 0)
+			return l;
+	return link_find(d, node);
 }
 
 static void
@@ -181,6 +205,9 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	}
 	l->configured = 1;
 	l->addr = st->addr;
+	l->tls = st->tls;
+	snprintf(l->peer, sizeof(l->peer), "%s", st->peer);
+	l->queue_max = st->queue != 0 ? st->queue : LINK_QUEUE_DEFAULT;
 	if (l->state == LINK_IDLE)
 		link_dial(l);
 	return 0;
@@ -285,21 +312,71 @@ conn_sockopts(evutil_socket_t fd)
 	    sizeof(lowat));
 }
 
+static void
+conn_deadline_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct conn	*c = arg;
+
+	c->d->stats.handshake_timeouts++;
+	log_warnx("%s: no handshake within %d s", c->peer,
+	    LINK_HANDSHAKE_TIMEOUT);
+	conn_close(c, "handshake timeout", 0);
+}
+
+/*
+ * The transport is chosen here and nowhere else: a plain socket
+ * bufferevent, or an OpenSSL one that runs the TLS handshake before the
+ * first byte of ours goes out.  The rest of the link sees one bufferevent.
+ */
+static struct bufferevent *
+conn_bev_new(struct vnetd *d, evutil_socket_t fd, int outgoing, int tls)
+{
+	struct bufferevent	*bev;
+	SSL			*ssl;
+
+	if (!tls)
+		return bufferevent_socket_new(d->base, fd,
+		    BEV_OPT_CLOSE_ON_FREE);
+	if (d->tls == NULL || (ssl = SSL_new(d->tls)) == NULL)
+		return NULL;
+	bev = bufferevent_openssl_socket_new(d->base, fd, ssl, outgoing ?
+	    BUFFEREVENT_SSL_CONNECTING : BUFFEREVENT_SSL_ACCEPTING,
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (bev == NULL) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	/* A peer that just closes TCP has closed: no error for its lack of close_notify. */
+	bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	return bev;
+}
+
 static struct conn *
-conn_new(struct vnetd *d, evutil_socket_t fd, int outgoing)
+conn_new(struct vnetd *d, evutil_socket_t fd, int outgoing, int tls)
 {
 	struct conn	*c;
+	struct timeval	 tv = { LINK_HANDSHAKE_TIMEOUT, 0 };
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->d = d;
 	c->outgoing = outgoing;
-	c->state = outgoing ? CONN_CONNECTING : CONN_HANDSHAKE;
-	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (c->bev == NULL) {
+	c->tls = tls;
+	if (outgoing)
+		c->state = CONN_CONNECTING;
+	else
+		c->state = tls ? CONN_TLS : CONN_HANDSHAKE;
+	if ((c->ev_deadline = evtimer_new(d->base, conn_deadline_cb,
+	    c)) == NULL) {
 		free(c);
 		return NULL;
 	}
+	if ((c->bev = conn_bev_new(d, fd, outgoing, tls)) == NULL) {
+		event_free(c->ev_deadline);
+		free(c);
+		return NULL;
+	}
+	evtimer_add(c->ev_deadline, &tv);
 	/* Large reads: fewer calls per byte when frames are big. */
 	bufferevent_set_max_single_read(c->bev, 256 * 1024);
 	bufferevent_set_max_single_write(c->bev, 256 * 1024);
@@ -313,6 +390,7 @@ conn_unpend(struct conn *c)
 	if (c->pending) {
 		TAILQ_REMOVE(&c->d->pending, c, entry);
 		c->pending = 0;
+		c->d->npending--;
 	}
 	if (c->closing) {
 		TAILQ_REMOVE(&c->d->closing, c, entry);
@@ -326,6 +404,8 @@ conn_free(struct conn *c)
 	conn_unpend(c);
 	if (c->ev_keepalive != NULL)
 		event_free(c->ev_keepalive);
+	if (c->ev_deadline != NULL)
+		event_free(c->ev_deadline);
 	bufferevent_free(c->bev);
 	free(c);
 }
@@ -335,7 +415,6 @@ conn_send_hello(struct conn *c)
 {
 	struct vnetd		*d = c->d;
 	struct wire_hello	 h;
-	struct timeval		 tv = { LINK_HANDSHAKE_TIMEOUT, 0 };
 	uint8_t			 buf[WIRE_HDR_LEN + WIRE_HELLO_MAX];
 	size_t			 n;
 
@@ -347,7 +426,6 @@ conn_send_hello(struct conn *c)
 	n = wire_hello_encode(buf, sizeof(buf), &h);
 	bufferevent_write(c->bev, buf, n);
 	c->state = CONN_HANDSHAKE;
-	bufferevent_set_timeouts(c->bev, &tv, NULL);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
@@ -356,11 +434,10 @@ link_dial(struct link *l)
 {
 	struct vnetd	*d = l->d;
 	struct conn	*c;
-	struct timeval	 tv;
 
 	if (!l->configured || l->dialing != NULL || l->state == LINK_UP)
 		return;
-	if ((c = conn_new(d, -1, 1)) == NULL) {
+	if ((c = conn_new(d, -1, 1, l->tls)) == NULL) {
 		log_warn("link %s: connection", l->name);
 		link_schedule(l);
 		return;
@@ -369,10 +446,8 @@ link_dial(struct link *l)
 	l->dialing = c;
 	stmt_hostport_format(&l->addr, c->peer, sizeof(c->peer));
 	link_set_state(l, LINK_CONNECTING, NULL);
-	log_debug("link %s: connecting to %s", l->name, c->peer);
-	tv.tv_sec = LINK_HANDSHAKE_TIMEOUT;
-	tv.tv_usec = 0;
-	bufferevent_set_timeouts(c->bev, NULL, &tv);
+	log_debug("link %s: connecting to %s%s", l->name, c->peer,
+	    l->tls ? " (TLS)" : "");
 	/* A literal needs no lookup; a name is resolved without blocking. */
 	if (bufferevent_socket_connect_hostname(c->bev, d->dns, AF_UNSPEC,
 	    l->addr.host, l->addr.port) == -1) {
@@ -428,10 +503,21 @@ conn_established(struct conn *c)
 	struct vnetd	*d = c->d;
 	struct link	*l = c->link;
 	struct timeval	 tv;
+	char		 desc[128];
 
 	if (l == NULL) {
+		l = link_find_peer(d, c->hello.node);
+		/* Configured for TLS: a plain connection cannot stand in. */
+		if (l != NULL && l->tls && !c->tls) {
+			log_warnx("link %s: refused: a plain connection from "
+			    "%s, but the link is configured with tls", l->name,
+			    c->peer);
+			d->stats.refused++;
+			conn_close(c, "plain connection for a TLS link", 1);
+			return -1;
+		}
 		conn_unpend(c);
-		if ((l = link_find(d, c->hello.node)) == NULL &&
+		if (l == NULL &&
 		    (l = link_new(d, c->hello.node)) == NULL) {
 			log_warnx("link %s: out of memory", c->hello.node);
 			conn_free(c);
@@ -462,8 +548,15 @@ conn_established(struct conn *c)
 		l->dialing = NULL;
 	}
 	evtimer_del(l->ev_retry);
+	evtimer_del(c->ev_deadline);
 	l->conn = c;
 	c->state = CONN_UP;
+	if (c->tls) {
+		tls_describe(bufferevent_openssl_get_ssl(c->bev), desc,
+		    sizeof(desc));
+		log_info("link %s: %s, certificate of node %s verified",
+		    l->name, desc, c->hello.node);
+	}
 	c->up_since = vnetd_now_ms();
 	l->backoff_ms = LINK_BACKOFF_MIN;
 	l->c.connects++;
@@ -566,6 +659,7 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 {
 	struct vnetd	*d = c->d;
 	const char	*why;
+	char		 why_buf[160];
 
 	if (wire_hello_decode(p, n, &c->hello, &why) == -1) {
 		log_warnx("%s: refused: %s", c->peer, why);
@@ -587,11 +681,20 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 		conn_close(c, "same node name", 1);
 		return -1;
 	}
-	if (c->outgoing && strcmp(c->hello.node, c->link->name) != 0) {
-		log_warnx("link %s: refused: %s is node %s", c->link->name,
-		    c->peer, c->hello.node);
+	if (c->outgoing && strcmp(c->hello.node, link_peer(c->link)) != 0) {
+		log_warnx("link %s: refused: %s is node %s, not %s",
+		    c->link->name, c->peer, c->hello.node, link_peer(c->link));
 		d->stats.refused++;
 		conn_close(c, "wrong node", 1);
+		return -1;
+	}
+	/* The certificate must be that of the node the hello claims to be. */
+	if (c->tls && !c->outgoing && tls_check_peer(
+	    bufferevent_openssl_get_ssl(c->bev), c->hello.node, why_buf,
+	    sizeof(why_buf)) == -1) {
+		log_warnx("%s: refused: %s", c->peer, why_buf);
+		d->stats.tls_refused++;
+		conn_close(c, "certificate names another node", 0);
 		return -1;
 	}
 	return conn_established(c);
@@ -667,18 +770,70 @@ conn_readcb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/*
+ * A TLS connection failed: say why, and count it as a refusal when it was
+ * this side that refused the peer's certificate.
+ */
+static void
+conn_tls_error(struct conn *c, int sockerr, char *why, size_t len)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(c->bev);
+	unsigned long	 e, first = 0;
+
+	/* The first error is the cause; the rest follow from it. */
+	while ((e = bufferevent_get_openssl_error(c->bev)) != 0)
+		if (first == 0)
+			first = e;
+	if (first == 0 && SSL_get_verify_result(ssl) == X509_V_OK) {
+		/* Not TLS's doing: the connection itself failed. */
+		snprintf(why, len, "%s", sockerr != 0 ?
+		    evutil_socket_error_to_string(sockerr) :
+		    "connection failed");
+		return;
+	}
+	if (tls_failure(ssl, first, why, len)) {
+		c->d->stats.tls_refused++;
+		log_warnx("%s: refused: %s", c->peer, why);
+	} else if (c->state != CONN_UP) {
+		c->d->stats.tls_failed++;
+		log_warnx("%s: TLS handshake failed: %s", c->peer, why);
+	}
+}
+
+/* TLS is up: an incoming connection says hello, an outgoing one checks first. */
+static void
+conn_connected(struct conn *c)
+{
+	char	 why[160];
+
+	conn_sockopts(bufferevent_getfd(c->bev));
+	if (c->state == CONN_TLS) {
+		log_debug("%s: TLS handshake done", c->peer);
+		conn_send_hello(c);
+		return;
+	}
+	if (c->tls && tls_check_peer(bufferevent_openssl_get_ssl(c->bev),
+	    link_peer(c->link), why, sizeof(why)) == -1) {
+		log_warnx("link %s: refused %s: %s", c->link->name, c->peer,
+		    why);
+		c->d->stats.tls_refused++;
+		conn_close(c, "certificate names another node", 0);
+		return;
+	}
+	log_debug("link %s: connected to %s", c->link->name, c->peer);
+	link_set_state(c->link, LINK_HANDSHAKE, NULL);
+	conn_send_hello(c);
+}
+
 static void
 conn_eventcb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn	*c = arg;
-	char		 why[128];
+	char		 why[160];
 	int		 err = EVUTIL_SOCKET_ERROR();
 
 	if (what & BEV_EVENT_CONNECTED) {
-		conn_sockopts(bufferevent_getfd(bev));
-		log_debug("link %s: connected to %s", c->link->name, c->peer);
-		link_set_state(c->link, LINK_HANDSHAKE, NULL);
-		conn_send_hello(c);
+		conn_connected(c);
 		return;
 	}
 	if (what & BEV_EVENT_TIMEOUT)
@@ -686,6 +841,9 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
 	else if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof(why), "connection closed by peer");
+	else if ((what & BEV_EVENT_ERROR) && c->tls &&
+	    bufferevent_socket_get_dns_error(bev) == 0)
+		conn_tls_error(c, err, why, sizeof(why));
 	else if (what & BEV_EVENT_ERROR) {
 		int dnserr = bufferevent_socket_get_dns_error(bev);
 
@@ -701,11 +859,13 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 }
 
 void
-conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
+conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
+    int tls)
 {
 	struct conn	*c;
 	char		 host[INET6_ADDRSTRLEN];
 	uint16_t	 port = 0;
+	uint64_t	 now;
 
 	host[0] = '\0';
 	if (sa->sa_family == AF_INET) {
@@ -717,8 +877,26 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
 		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
 		port = ntohs(sin6->sin6_port);
 	}
+	/*
+	 * A flood of connections that never say hello must not take all
+	 * descriptors and memory: past the limit, new ones are closed at
+	 * once (and logged at most once a second, or the log is the flood).
+	 */
+	if (d->npending >= LINK_PENDING_MAX) {
+		d->stats.pending_full++;
+		now = vnetd_now_ms();
+		if (now - d->pending_full_logged >= 1000) {
+			d->pending_full_logged = now;
+			log_warnx("connection from %s closed: %d connections "
+			    "are waiting for their handshake (%llu closed so "
+			    "far)", host, LINK_PENDING_MAX,
+			    (unsigned long long)d->stats.pending_full);
+		}
+		evutil_closesocket(fd);
+		return;
+	}
 	conn_sockopts(fd);
-	if ((c = conn_new(d, fd, 0)) == NULL) {
+	if ((c = conn_new(d, fd, 0, tls)) == NULL) {
 		log_warn("accept");
 		evutil_closesocket(fd);
 		return;
@@ -727,8 +905,12 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen)
 	    "[%s]:%u" : "%s:%u", host, port);
 	TAILQ_INSERT_TAIL(&d->pending, c, entry);
 	c->pending = 1;
-	log_debug("connection from %s", c->peer);
-	conn_send_hello(c);
+	d->npending++;
+	log_debug("connection from %s%s", c->peer, tls ? " (TLS)" : "");
+	if (tls)
+		bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	else
+		conn_send_hello(c);
 }
 
 /*

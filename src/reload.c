@@ -151,8 +151,11 @@ int
 reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
     size_t nnew, struct reload_plan *pl, char *err, size_t errlen)
 {
+	/* Made or read once at start, before privileges are dropped. */
 	static const enum stmt_kind fixed[] = {
-		STMT_NODE, STMT_NETWORK, STMT_CONTROL
+		STMT_NODE, STMT_NETWORK, STMT_CONTROL, STMT_TLS_CERT,
+		STMT_TLS_KEY, STMT_TLS_CA, STMT_TLS_CRL, STMT_CONTROL_GROUP,
+		STMT_USER
 	};
 	static const enum stmt_kind settings[] = {
 		STMT_KEEPALIVE, STMT_LEARN
@@ -211,6 +214,8 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 	}
 	if (plan_interfaces(pl, old, nold, new, nnew, 1) == -1 ||
 	    plan_missing(pl, new, nnew, old, nold, STMT_LINK,
+	    STMT_OP_SET) == -1 ||
+	    plan_missing(pl, new, nnew, old, nold, STMT_SET_LINK,
 	    STMT_OP_SET) == -1 ||
 	    plan_missing(pl, new, nnew, old, nold, STMT_ROUTE,
 	    STMT_OP_SET) == -1 ||

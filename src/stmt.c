@@ -21,6 +21,8 @@
 /*
  * The longest statement (vcc class with every attribute) takes 18 tokens;
  * any token past those is a repeated or unknown attribute, reported as such.
+ * A link with every option (tls, peer, queue, rate, aqm with target and
+ * interval) takes sixteen.
  */
 #define TOKENS_MAX	24
 #define HOSTNAME_MAX	253
@@ -73,6 +75,8 @@ static int	args_show(struct parser *, struct stmt *);
 static int	args_none(struct parser *, struct stmt *);
 static int	args_save(struct parser *, struct stmt *);
 static int	args_set_link(struct parser *, struct stmt *);
+static int	args_path(struct parser *, struct stmt *);
+static int	args_account(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
 
 #define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
@@ -133,6 +137,18 @@ static const struct keyword keywords[] = {
 	    args_save,	"[PATH]" },
 	{ "set-link",	STMT_SET_LINK,	STMT_OP_SET,
 	    args_set_link,	SET_LINK_USAGE },
+	{ "tls-cert",	STMT_TLS_CERT,	STMT_OP_SET,
+	    args_path,	"FILE" },
+	{ "tls-key",	STMT_TLS_KEY,	STMT_OP_SET,
+	    args_path,	"FILE" },
+	{ "tls-ca",	STMT_TLS_CA,	STMT_OP_SET,
+	    args_path,	"FILE" },
+	{ "tls-crl",	STMT_TLS_CRL,	STMT_OP_SET,
+	    args_path,	"FILE" },
+	{ "control-group", STMT_CONTROL_GROUP, STMT_OP_SET,
+	    args_account, "GROUP" },
+	{ "user",	STMT_USER,	STMT_OP_SET,
+	    args_account, "NAME" },
 	{ "vcc",	STMT_VCC,	STMT_OP_SET,
 	    args_vcc,	VCC_USAGE },
 	{ "add-vcc",	STMT_VCC,	STMT_OP_SET,
@@ -585,13 +601,128 @@ args_name(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* "tls" given once: the option loops of listen and link. */
+static int
+tls_opt(struct parser *p, const struct token *t, struct stmt *st)
+{
+	if (st->tls)
+		return fail(p, t->col, "tls given twice");
+	st->tls = 1;
+	return 0;
+}
+
+/*
+ * One element of an allow list: ADDR or ADDR/PREFIX.  Host bits must be
+ * clear, so that what is written is what is matched.
+ */
+static int
+cidr_parse(struct parser *p, int col, const char *s, struct stmt_cidr *c)
+{
+	char		 addr[INET6_ADDRSTRLEN + 1], net[STMT_CIDR_STRLEN];
+	char		 b[SHOW_LEN];
+	const char	*slash;
+	unsigned int	 plen, max, i;
+	size_t		 alen;
+
+	memset(c, 0, sizeof(*c));
+	slash = strchr(s, '/');
+	alen = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	if (alen == 0)
+		return fail(p, col, "missing address in '%s'", show(b, s));
+	if (alen >= sizeof(addr))
+		return fail(p, col, "invalid address '%s'", show(b, s));
+	memcpy(addr, s, alen);
+	addr[alen] = '\0';
+	if (strchr(addr, ':') != NULL) {
+		if (inet_pton(AF_INET6, addr, c->addr) != 1)
+			return fail(p, col, "invalid IPv6 address '%s'",
+			    show(b, addr));
+		c->family = AF_INET6;
+		max = 128;
+	} else {
+		if (inet_pton(AF_INET, addr, c->addr) != 1)
+			return fail(p, col, "invalid IPv4 address '%s'",
+			    show(b, addr));
+		c->family = AF_INET;
+		max = 32;
+	}
+	plen = max;
+	if (slash != NULL && parse_uint(slash + 1, max, &plen) == -1)
+		return fail(p, col, "invalid prefix length '%s' (0..%u)",
+		    show(b, slash + 1), max);
+	c->plen = (uint8_t)plen;
+	for (i = plen; i < max; i++) {
+		if (c->addr[i / 8] & (0x80 >> (i % 8))) {
+			for (; i < max; i++)
+				c->addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+			return fail(p, col, "'%s' has host bits set (the "
+			    "network is %s)", show(b, s),
+			    stmt_cidr_format(c, net, sizeof(net)));
+		}
+	}
+	return 0;
+}
+
+/* allow CIDR[,CIDR...]: one token, split at commas. */
+static int
+allow_opt(struct parser *p, int i, struct stmt *st)
+{
+	const struct token	*t = &p->tok[i - 1];
+	const char		*s, *comma;
+	char			 elem[STMT_CIDR_STRLEN + 8];
+	size_t			 len;
+
+	if (st->nallow > 0)
+		return fail(p, t->col, "allow given twice");
+	if (i >= p->ntok)
+		return fail(p, p->eol, "expected CIDR[,CIDR...] after allow");
+	t = &p->tok[i];
+	for (s = t->s;; s = comma + 1) {
+		comma = strchr(s, ',');
+		len = comma != NULL ? (size_t)(comma - s) : strlen(s);
+		if (len == 0)
+			return fail(p, t->col, "empty entry in allow list");
+		if (st->nallow == STMT_ALLOW_MAX)
+			return fail(p, t->col, "too many entries in allow "
+			    "list (max %d)", STMT_ALLOW_MAX);
+		/* Cut: anything this long is invalid anyway. */
+		if (len >= sizeof(elem))
+			len = sizeof(elem) - 1;
+		memcpy(elem, s, len);
+		elem[len] = '\0';
+		if (cidr_parse(p, t->col, elem, &st->allow[st->nallow]) == -1)
+			return -1;
+		st->nallow++;
+		if (comma == NULL)
+			break;
+	}
+	return 0;
+}
+
 static int
 args_listen(struct parser *p, struct stmt *st)
 {
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	int			 i;
+
 	if (hostport_arg(p, 1, 1, &st->addr) == -1)
 		return -1;
-	return end(p, 2);
+	for (i = 2; i < p->ntok; i++) {
+		t = &p->tok[i];
+		if (strcmp(t->s, "tls") == 0) {
+			if (tls_opt(p, t, st) == -1)
+				return -1;
+		} else if (strcmp(t->s, "allow") == 0) {
+			if (allow_opt(p, ++i, st) == -1)
+				return -1;
+		} else
+			return fail(p, t->col, "unexpected '%s'",
+			    show(b, t->s));
+	}
+	return 0;
 }
+
 
 /* An absolute path: the daemon changes directory, a relative one would move. */
 static int
@@ -639,6 +770,46 @@ static int
 args_none(struct parser *p, struct stmt *st)
 {
 	return end(p, 1);
+}
+
+/* control, tls-cert, tls-key, tls-ca, tls-crl: an absolute path. */
+static int
+args_path(struct parser *p, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	size_t			 len;
+
+	if ((t = arg(p, 1)) == NULL)
+		return -1;
+	len = strlen(t->s);
+	if (len == 0)
+		return fail(p, t->col, "empty path");
+	/* The daemon changes directory; a relative path would move. */
+	if (t->s[0] != '/')
+		return fail(p, t->col, "path '%s' is not absolute",
+		    show(b, t->s));
+	if (len > STMT_PATH_MAX)
+		return fail(p, t->col, "path too long (max %d characters)",
+		    STMT_PATH_MAX);
+	memcpy(st->path, t->s, len + 1);
+	return end(p, 2);
+}
+
+static int
+args_account(struct parser *p, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+
+	if ((t = arg(p, 1)) == NULL)
+		return -1;
+	if (!stmt_valid_account(t->s))
+		return fail(p, t->col, "invalid %s name '%s'",
+		    p->kw->kind == STMT_USER ? "user" : "group",
+		    show(b, t->s));
+	memcpy(st->account, t->s, strlen(t->s) + 1);
+	return end(p, 2);
 }
 
 static int
@@ -851,12 +1022,49 @@ time_arg(struct parser *p, int i, const char *what, uint32_t *v)
 	return 0;
 }
 
+/* BYTES: decimal, with an optional binary suffix k, m or g. */
+static int
+parse_bytes(const char *s, uint32_t *v)
+{
+	char		 digits[16];
+	size_t		 len = strlen(s);
+	unsigned int	 n, mult = 1;
+
+	if (len == 0 || len >= sizeof(digits))
+		return -1;
+	switch (s[len - 1]) {
+	case 'k':
+	case 'K':
+		mult = 1024;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1024 * 1024;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1024 * 1024 * 1024;
+		break;
+	}
+	memcpy(digits, s, len + 1);
+	if (mult != 1)
+		digits[len - 1] = '\0';
+	if (parse_uint(digits, STMT_QUEUE_MAX / mult, &n) == -1)
+		return -1;
+	n *= mult;
+	if (n < STMT_QUEUE_MIN)
+		return -1;
+	*v = n;
+	return 0;
+}
+
 /*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
- * [interval I].  Returns the index past them, or -1.
+ * [interval I], and for a link itself (full) tls, peer NODE and queue
+ * BYTES.  Returns the index past them, or -1.
  */
 static int
-link_opts_arg(struct parser *p, int i, struct stmt *st)
+link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 {
 	const struct token	*t;
 	char			 b[SHOW_LEN];
@@ -916,10 +1124,37 @@ link_opts_arg(struct parser *p, int i, struct stmt *st)
 					break;
 				i += 2;
 			}
+		} else if (full && strcmp(t->s, "tls") == 0) {
+			if (tls_opt(p, t, st) == -1)
+				return -1;
+			i++;
+		} else if (full && strcmp(t->s, "peer") == 0) {
+			if (st->peer[0] != '\0')
+				return fail(p, t->col, "peer given twice");
+			if (i + 1 >= p->ntok)
+				return fail(p, p->eol,
+				    "expected NODE after peer");
+			if (name_arg(p, i + 1, st->peer) == -1)
+				return -1;
+			i += 2;
+		} else if (full && strcmp(t->s, "queue") == 0) {
+			if (st->queue != 0)
+				return fail(p, t->col, "queue given twice");
+			if (i + 1 >= p->ntok)
+				return fail(p, p->eol,
+				    "expected BYTES after queue");
+			t = &p->tok[i + 1];
+			if (parse_bytes(t->s, &st->queue) == -1)
+				return fail(p, t->col, "invalid queue size "
+				    "'%s' (128k..1g)", show(b, t->s));
+			i += 2;
 		} else
 			return fail(p, t->col, "unexpected '%s'",
 			    show(b, t->s));
 	}
+	/* One spelling per link: a peer of the link's own name is none. */
+	if (strcmp(st->peer, st->name) == 0)
+		st->peer[0] = '\0';
 	return i;
 }
 
@@ -932,7 +1167,7 @@ args_link(struct parser *p, struct stmt *st)
 		return -1;
 	if (hostport_arg(p, 2, 0, &st->addr) == -1)
 		return -1;
-	if ((n = link_opts_arg(p, 3, st)) == -1)
+	if ((n = link_opts_arg(p, 3, st, 1)) == -1)
 		return -1;
 	return end(p, n);
 }
@@ -946,7 +1181,7 @@ args_set_link(struct parser *p, struct stmt *st)
 		return -1;
 	if (p->ntok <= 2)
 		return fail(p, p->eol, "expected %s", p->kw->usage);
-	if ((n = link_opts_arg(p, 2, st)) == -1)
+	if ((n = link_opts_arg(p, 2, st, 0)) == -1)
 		return -1;
 	return end(p, n);
 }
@@ -1041,48 +1276,6 @@ parse_u64(const char *s, uint64_t max, uint64_t *v, const char **end)
 }
 
 static int
-parse_cidr(const char *s, struct stmt_cidr *c)
-{
-	char		 a[INET6_ADDRSTRLEN + 1];
-	const char	*slash, *end;
-	uint64_t	 prefix;
-	size_t		 len, alen, i;
-	unsigned int	 max;
-
-	memset(c, 0, sizeof(*c));
-	slash = strchr(s, '/');
-	len = slash != NULL ? (size_t)(slash - s) : strlen(s);
-	if (len == 0 || len >= sizeof(a))
-		return -1;
-	memcpy(a, s, len);
-	a[len] = '\0';
-	if (inet_pton(AF_INET, a, c->addr) == 1) {
-		c->family = 4;
-		max = 32;
-	} else if (inet_pton(AF_INET6, a, c->addr) == 1) {
-		c->family = 6;
-		max = 128;
-	} else
-		return -1;
-	c->prefix = max;
-	if (slash != NULL) {
-		if (parse_u64(slash + 1, max, &prefix, &end) == -1 ||
-		    *end != '\0')
-			return -1;
-		c->prefix = (unsigned int)prefix;
-	}
-	/* One form per prefix: host bits cleared. */
-	alen = max / 8;
-	for (i = 0; i < alen; i++) {
-		if (i * 8 >= c->prefix)
-			c->addr[i] = 0;
-		else if (i * 8 + 8 > c->prefix)
-			c->addr[i] &= (uint8_t)(0xff << (8 - (c->prefix - i * 8)));
-	}
-	return 0;
-}
-
-static int
 parse_ports(const char *s, struct stmt_vclass *vc)
 {
 	const char	*end;
@@ -1145,10 +1338,9 @@ args_vclass(struct parser *p, struct stmt *st, int i)
 				    STMT_VCLASS_SRC : STMT_VCLASS_DST, src ?
 				    "match src" : "match dst") == -1)
 					return -1;
-				if (parse_cidr(v->s, src ? &vc->src :
-				    &vc->dst) == -1)
-					return fail(p, v->col, "invalid address "
-					    "prefix '%s'", show(b, v->s));
+				if (cidr_parse(p, v->col, v->s, src ?
+				    &vc->src : &vc->dst) == -1)
+					return -1;
 			} else
 				return fail(p, t->col, "unknown match '%s' "
 				    "(expected tcp-port, src or dst)",
@@ -1304,22 +1496,11 @@ quote_path(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-char *
-stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
-{
-	char	 a[INET6_ADDRSTRLEN];
-
-	if (inet_ntop(c->family == 4 ? AF_INET : AF_INET6, c->addr, a,
-	    sizeof(a)) == NULL)
-		snprintf(a, sizeof(a), "?");
-	snprintf(buf, len, "%s/%u", a, c->prefix);
-	return buf;
-}
 
 int
 stmt_cidr_match(const struct stmt_cidr *c, int family, const uint8_t *addr)
 {
-	unsigned int	 full = c->prefix / 8, rest = c->prefix % 8;
+	unsigned int	 full = c->plen / 8u, rest = c->plen % 8u;
 
 	if (c->family != family)
 		return 0;
@@ -1416,6 +1597,42 @@ format_link_opts(const struct stmt *st, char *buf, size_t len)
 	return buf;
 }
 
+/* " allow A,B,..." for a listener that has a list; "" otherwise. */
+static const char *
+format_allow(const struct stmt *st, char *buf, size_t len)
+{
+	char		 c[STMT_CIDR_STRLEN];
+	size_t		 off = 0;
+	unsigned int	 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < st->nallow && i < STMT_ALLOW_MAX; i++) {
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+		    i == 0 ? " allow " : ",",
+		    stmt_cidr_format(&st->allow[i], c, sizeof(c)));
+		if (off >= len)
+			break;
+	}
+	return buf;
+}
+
+/* Binary suffixes where they are exact: what was written, mostly. */
+static const char *
+format_queue(uint32_t q, char *buf, size_t len)
+{
+	if (q == 0)
+		buf[0] = '\0';
+	else if (q % (1024 * 1024 * 1024) == 0)
+		snprintf(buf, len, " queue %ug", q / (1024 * 1024 * 1024));
+	else if (q % (1024 * 1024) == 0)
+		snprintf(buf, len, " queue %um", q / (1024 * 1024));
+	else if (q % 1024 == 0)
+		snprintf(buf, len, " queue %uk", q / 1024);
+	else
+		snprintf(buf, len, " queue %u", q);
+	return buf;
+}
+
 int
 stmt_print(const struct stmt *st, char *buf, size_t len)
 {
@@ -1424,6 +1641,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	char		 src[24], dst[24];
 	char		 path[2 * STMT_PATH_MAX + 3];
 	char		 filter[2 * STMT_FILTER_MAX + 3];
+	char		 allow[STMT_ALLOW_MAX * (STMT_CIDR_STRLEN + 1) + 8];
+	char		 queue[32];
 	const char	*kw, *w;
 	int		 n;
 
@@ -1434,8 +1653,22 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_NETWORK:
 		return snprintf(buf, len, "%s %s", kw, st->name);
 	case STMT_LISTEN:
+		if (st->op == STMT_OP_DEL)
+			return snprintf(buf, len, "%s %s", kw,
+			    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
+		return snprintf(buf, len, "%s %s%s%s", kw,
+		    stmt_hostport_format(&st->addr, addr, sizeof(addr)),
+		    st->tls ? " tls" : "",
+		    format_allow(st, allow, sizeof(allow)));
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
 		return snprintf(buf, len, "%s %s", kw,
-		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
+		    quote_path(st->path, path, sizeof(path)));
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		return snprintf(buf, len, "%s %s", kw, st->account);
 	case STMT_RELOAD:
 		return snprintf(buf, len, "%s", kw);
 	case STMT_SAVE:
@@ -1468,8 +1701,10 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
-		return snprintf(buf, len, "%s %s %s%s", kw, st->name,
+		return snprintf(buf, len, "%s %s %s%s%s%s%s%s", kw, st->name,
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)),
+		    st->tls ? " tls" : "", st->peer[0] != '\0' ? " peer " : "",
+		    st->peer, format_queue(st->queue, queue, sizeof(queue)),
 		    format_link_opts(st, opts, sizeof(opts)));
 	case STMT_ROUTE:
 		if ((w = word_name(target_words, nitems(target_words),
@@ -1524,6 +1759,17 @@ stmt_match_format(const struct stmt_match *m, char *buf)
 }
 
 char *
+stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
+{
+	char	 a[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(c->family, c->addr, a, sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, len, "%s/%u", a, (unsigned int)c->plen);
+	return buf;
+}
+
+char *
 stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len)
 {
 	if (strchr(hp->host, ':') != NULL)
@@ -1547,6 +1793,24 @@ static int
 hostport_equal(const struct stmt_hostport *a, const struct stmt_hostport *b)
 {
 	return a->port == b->port && strcasecmp(a->host, b->host) == 0;
+}
+
+static int
+allow_equal(const struct stmt *a, const struct stmt *b)
+{
+	unsigned int	 i;
+	size_t		 alen;
+
+	if (a->nallow != b->nallow || a->nallow > STMT_ALLOW_MAX)
+		return 0;
+	for (i = 0; i < a->nallow; i++) {
+		alen = a->allow[i].family == AF_INET ? 4 : 16;
+		if (a->allow[i].family != b->allow[i].family ||
+		    a->allow[i].plen != b->allow[i].plen ||
+		    memcmp(a->allow[i].addr, b->allow[i].addr, alen) != 0)
+			return 0;
+	}
+	return 1;
 }
 
 /* An interface without DEV uses its name as the device name. */
@@ -1573,7 +1837,7 @@ link_opts_equal(const struct stmt *a, const struct stmt *b)
 static int
 cidr_equal(const struct stmt_cidr *a, const struct stmt_cidr *b)
 {
-	return a->family == b->family && a->prefix == b->prefix &&
+	return a->family == b->family && a->plen == b->plen &&
 	    memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }
 
@@ -1616,9 +1880,17 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_NETWORK:
 		return strcmp(a->name, b->name) == 0;
 	case STMT_LISTEN:
-		return hostport_equal(&a->addr, &b->addr);
+		return hostport_equal(&a->addr, &b->addr) && (a->op ==
+		    STMT_OP_DEL || (!a->tls == !b->tls && allow_equal(a, b)));
 	case STMT_CONTROL:
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
 		return strcmp(a->path, b->path) == 0;
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		return strcmp(a->account, b->account) == 0;
 	case STMT_KEEPALIVE:
 		return a->num == b->num;
 	case STMT_LEARN:
@@ -1638,7 +1910,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 			return 0;
 		return a->op == STMT_OP_DEL ||
 		    (hostport_equal(&a->addr, &b->addr) &&
-		    link_opts_equal(a, b));
+		    !a->tls == !b->tls && strcmp(a->peer, b->peer) == 0 &&
+		    a->queue == b->queue && link_opts_equal(a, b));
 	case STMT_ROUTE:
 		return match_equal(&a->src, &b->src) &&
 		    match_equal(&a->dst, &b->dst) &&
@@ -1685,6 +1958,24 @@ stmt_valid_dev(const char *s)
 		return 0;
 	for (i = 0; s[i] != '\0'; i++) {
 		if (i >= STMT_DEV_MAX)
+			return 0;
+		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
+		    s[i] != '-')
+			return 0;
+	}
+	return 1;
+}
+
+/* Portable user and group names (POSIX), as useradd takes them. */
+int
+stmt_valid_account(const char *s)
+{
+	size_t	 i;
+
+	if (s[0] == '\0' || s[0] == '-')
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= STMT_ACCOUNT_MAX)
 			return 0;
 		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
 		    s[i] != '-')

@@ -10,6 +10,7 @@
  * makes room.
  */
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,7 +268,7 @@ class_matches(const struct vcc_class *c, const struct vcc_flow *f)
 	const struct stmt_vclass *vc = &c->vc;
 	const uint8_t	*src, *dst;
 	size_t		 i;
-	int		 hit;
+	int		 hit, family;
 
 	if ((vc->set & STMT_VCLASS_IFACE) &&
 	    strcmp(vc->iface, f->vif->name) != 0)
@@ -282,11 +283,12 @@ class_matches(const struct vcc_class *c, const struct vcc_flow *f)
 	/* src and dst as the connection was opened. */
 	src = f->guest_opened ? f->key.gaddr : f->key.raddr;
 	dst = f->guest_opened ? f->key.raddr : f->key.gaddr;
+	family = f->key.family == 4 ? AF_INET : AF_INET6;
 	if ((vc->set & STMT_VCLASS_SRC) &&
-	    !stmt_cidr_match(&vc->src, f->key.family, src))
+	    !stmt_cidr_match(&vc->src, family, src))
 		return 0;
 	if ((vc->set & STMT_VCLASS_DST) &&
-	    !stmt_cidr_match(&vc->dst, f->key.family, dst))
+	    !stmt_cidr_match(&vc->dst, family, dst))
 		return 0;
 	return 1;
 }

@@ -14,6 +14,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "priv.h"
 
 static void __attribute__((noreturn))
 usage(void)
@@ -27,6 +28,53 @@ static void
 print_error(const char *msg, void *arg)
 {
 	fprintf(stderr, "%s\n", msg);
+}
+
+static void
+log_warning(const char *msg, void *arg)
+{
+	log_warnx("%s", msg);
+}
+
+/*
+ * -n: what the file alone cannot tell, checked without side effects: that
+ * the user and the group exist and that the TLS files load and fit this
+ * node.  Reports FILE:LINE: message; returns the number of errors.
+ */
+static int
+check_system(const struct config *cf)
+{
+	struct vnetd	 d;
+	const struct config_line *cl;
+	char		 err[512];
+	int		 errors = 0, tls_line = 0;
+	size_t		 i;
+
+	if (vnetd_init(&d) == -1) {
+		fprintf(stderr, "vnetd: initialising: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < cf->n; i++) {
+		cl = &cf->lines[i];
+		if (config_stmt_order(&cl->st) != 0)
+			continue;
+		if (cl->st.kind == STMT_TLS_CERT)
+			tls_line = cl->line;
+		if (vnetd_apply(&d, &cl->st, 0, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s:%d: %s\n", cf->file, cl->line, err);
+			errors++;
+		}
+	}
+	if (errors == 0 && tls_line != 0) {
+		if (vnetd_tls(&d, err, sizeof(err)) == NULL) {
+			fprintf(stderr, "%s:%d: %s\n", cf->file, tls_line, err);
+			errors++;
+		} else if (d.tls_warning[0] != '\0')
+			fprintf(stderr, "%s:%d: warning: %s\n", cf->file,
+			    tls_line, d.tls_warning);
+	}
+	vnetd_free(&d);
+	return errors;
 }
 
 static int
@@ -149,6 +197,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (check) {
+		config_warnings(&cf, print_error, NULL);
+		if (check_system(&cf) != 0) {
+			config_clear(&cf);
+			return 1;
+		}
 		if (verbose)
 			fprintf(stderr, "%s: configuration OK\n", conffile);
 		config_clear(&cf);
@@ -156,6 +209,7 @@ main(int argc, char **argv)
 	}
 
 	log_init("vnetd", foreground, verbose);
+	config_warnings(&cf, log_warning, NULL);
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
@@ -167,6 +221,16 @@ main(int argc, char **argv)
 	/* Reload reads it again after the daemon has changed directory. */
 	if (realpath(conffile, d.config_file) == NULL)
 		snprintf(d.config_file, sizeof(d.config_file), "%s", conffile);
+	/* Now, while the key is readable: links added later may want TLS. */
+	if (d.tls_cert[0] != '\0') {
+		if (vnetd_tls(&d, err, sizeof(err)) == NULL)
+			fatalx("%s", err);
+		log_info("TLS: certificate %s, CA %s%s%s", d.tls_cert,
+		    d.tls_ca, d.tls_crl[0] != '\0' ? ", CRL " : "",
+		    d.tls_crl);
+		if (d.tls_warning[0] != '\0')
+			log_warnx("warning: %s", d.tls_warning);
+	}
 
 	d.control_fixed = sock != NULL;
 	if (sock != NULL)
@@ -188,6 +252,13 @@ main(int argc, char **argv)
 	}
 	if (pidfile != NULL && write_pidfile(pidfile) == -1)
 		log_warn("pidfile %s", pidfile);
+	/* Devices, sockets and files are open: root is no longer needed. */
+	if (d.user[0] != '\0') {
+		if (priv_drop(d.user_uid, d.user_gid, err, sizeof(err)) == -1)
+			fatalx("user %s: %s", d.user, err);
+		log_info("running as user %s (uid %ld) with CAP_NET_ADMIN only",
+		    d.user, (long)d.user_uid);
+	}
 	if (ready != -1) {
 		(void)write(ready, &c, 1);
 		close(ready);
@@ -200,7 +271,7 @@ main(int argc, char **argv)
 
 	log_info("exiting");
 	vnetd_free(&d);
-	if (pidfile != NULL)
-		unlink(pidfile);
+	if (pidfile != NULL && unlink(pidfile) == -1)
+		log_warn("pidfile %s", pidfile);
 	return d.exit_code;
 }

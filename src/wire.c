@@ -76,6 +76,9 @@ get_name(struct rbuf *b, char *dst)
 	if (rbuf_get_u8(b, &len) == -1 || len == 0 || len > WIRE_NAME_MAX ||
 	    rbuf_get_ptr(b, len, &p) == -1)
 		return -1;
+	/* A NUL inside would make "a\0junk" pass for "a". */
+	if (memchr(p, '\0', len) != NULL)
+		return -1;
 	memcpy(dst, p, len);
 	dst[len] = '\0';
 	return stmt_valid_name(dst) ? 0 : -1;

@@ -3,6 +3,8 @@
  * column, and the promise that what stmt_print() writes parses back to an
  * equal statement.
  */
+#include <sys/socket.h>
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,37 @@ static const struct {
 	    "set-link h1 aqm codel target 100us interval 60000ms" },
 	{ "set-link h1 rate none aqm off",	"set-link h1 rate none aqm off" },
 	{ "show link h1",			"show link h1" },
+	/* TLS, allow lists, link options. */
+	{ "listen *:7870 tls",			"listen *:7870 tls" },
+	{ "listen 10.0.0.1:1 allow 10.0.0.0/8",
+	    "listen 10.0.0.1:1 allow 10.0.0.0/8" },
+	{ "listen 10.0.0.1:1 allow 10.1.2.3",
+	    "listen 10.0.0.1:1 allow 10.1.2.3/32" },
+	{ "listen [::]:1 allow 10.0.0.0/8,192.168.1.0/24,::1,fe80::/10",
+	    "listen [::]:1 allow 10.0.0.0/8,192.168.1.0/24,::1/128,fe80::/10" },
+	{ "listen *:1 allow 0.0.0.0/0 tls",	"listen *:1 tls allow 0.0.0.0/0" },
+	{ "listen *:1 allow ::/0",		"listen *:1 allow ::/0" },
+	{ "link p 10.0.0.1:1 tls",		"link p 10.0.0.1:1 tls" },
+	{ "link p 10.0.0.1:1 peer proxy",	"link p 10.0.0.1:1 peer proxy" },
+	{ "link p 10.0.0.1:1 peer p",		"link p 10.0.0.1:1" },
+	{ "link p 10.0.0.1:1 queue 1048576",	"link p 10.0.0.1:1 queue 1m" },
+	{ "link p 10.0.0.1:1 queue 131072",	"link p 10.0.0.1:1 queue 128k" },
+	{ "link p 10.0.0.1:1 queue 200000",	"link p 10.0.0.1:1 queue 200000" },
+	{ "link p 10.0.0.1:1 queue 1G",		"link p 10.0.0.1:1 queue 1g" },
+	{ "link p 10.0.0.1:1 queue 2048K",	"link p 10.0.0.1:1 queue 2m" },
+	{ "link p 10.0.0.1:1 queue 8m peer x tls",
+	    "link p 10.0.0.1:1 tls peer x queue 8m" },
+	{ "add-link p h.example:1 tls peer proxy.1 queue 128k",
+	    "link p h.example:1 tls peer proxy.1 queue 128k" },
+	{ "tls-cert /etc/vnetd/host1.crt",	"tls-cert /etc/vnetd/host1.crt" },
+	{ "tls-key /etc/vnetd/host1.key",	"tls-key /etc/vnetd/host1.key" },
+	{ "tls-ca \"/etc/vnet d/ca.crt\"",	"tls-ca \"/etc/vnet d/ca.crt\"" },
+	{ "tls-crl /etc/vnetd/crl.pem",		"tls-crl /etc/vnetd/crl.pem" },
+	{ "control-group vnet",			"control-group vnet" },
+	{ "control-group _vnet.ops-1",		"control-group _vnet.ops-1" },
+	{ "user nobody",			"user nobody" },
+	{ "user abcdefghijabcdefghijabcdefghij12",
+	    "user abcdefghijabcdefghijabcdefghij12" },
 };
 
 START_TEST(test_valid)
@@ -192,6 +225,12 @@ static const struct {
 	{ "save /a",				STMT_SAVE,	STMT_OP_SET },
 	{ "show link a",			STMT_SHOW,	STMT_OP_SET },
 	{ "set-link a rate 1mbit",		STMT_SET_LINK,	STMT_OP_SET },
+	{ "tls-cert /a",			STMT_TLS_CERT,	STMT_OP_SET },
+	{ "tls-key /a",				STMT_TLS_KEY,	STMT_OP_SET },
+	{ "tls-ca /a",				STMT_TLS_CA,	STMT_OP_SET },
+	{ "tls-crl /a",				STMT_TLS_CRL,	STMT_OP_SET },
+	{ "control-group g",		STMT_CONTROL_GROUP,	STMT_OP_SET },
+	{ "user u",				STMT_USER,	STMT_OP_SET },
 };
 
 START_TEST(test_kinds)
@@ -264,6 +303,37 @@ START_TEST(test_fields)
 	ck_assert_int_eq(st.dst.kind, MATCH_ANY);
 	ck_assert_int_eq(st.target, TARGET_INTERFACE);
 	ck_assert_str_eq(st.name, "g1");
+
+	parse_ok("listen *:1 tls", &st);
+	ck_assert_int_eq(st.tls, 1);
+	ck_assert_uint_eq(st.nallow, 0);
+	parse_ok("listen *:1", &st);
+	ck_assert_int_eq(st.tls, 0);
+	parse_ok("listen *:1 allow 10.1.0.0/16,::1", &st);
+	ck_assert_uint_eq(st.nallow, 2);
+	ck_assert_int_eq(st.allow[0].family, AF_INET);
+	ck_assert_uint_eq(st.allow[0].plen, 16);
+	ck_assert_uint_eq(st.allow[0].addr[0], 10);
+	ck_assert_uint_eq(st.allow[0].addr[1], 1);
+	ck_assert_int_eq(st.allow[1].family, AF_INET6);
+	ck_assert_uint_eq(st.allow[1].plen, 128);
+	ck_assert_uint_eq(st.allow[1].addr[15], 1);
+
+	parse_ok("link h1 10.0.0.1:655 tls peer p1 queue 2m", &st);
+	ck_assert_int_eq(st.tls, 1);
+	ck_assert_str_eq(st.peer, "p1");
+	ck_assert_uint_eq(st.queue, 2 * 1024 * 1024);
+	parse_ok("link h1 10.0.0.1:655", &st);
+	ck_assert_int_eq(st.tls, 0);
+	ck_assert_str_eq(st.peer, "");
+	ck_assert_uint_eq(st.queue, 0);
+
+	parse_ok("tls-ca /etc/ca.crt", &st);
+	ck_assert_str_eq(st.path, "/etc/ca.crt");
+	parse_ok("user vnet", &st);
+	ck_assert_str_eq(st.account, "vnet");
+	parse_ok("control-group adm", &st);
+	ck_assert_str_eq(st.account, "adm");
 
 	parse_ok("show links", &st);
 	ck_assert_int_eq(st.show, STMT_SHOW_LINKS);
@@ -593,6 +663,95 @@ static const struct {
 	{ "show link",			10, "show: expected links, routes, "
 	    "interfaces, macs, stats, config, link NAME, flows or vcc" },
 	{ "show link a b",		13, "show: unexpected 'b'" },
+	/* listen options. */
+	{ "listen *:1 tls tls",		16, "listen: tls given twice" },
+	{ "listen *:1 allow",		17,
+	    "listen: expected CIDR[,CIDR...] after allow" },
+	{ "listen *:1 allow 10.0.0.0/8 allow 10.0.0.0/8", 29,
+	    "listen: allow given twice" },
+	{ "listen *:1 allow 10.0.0.0/33", 18,
+	    "listen: invalid prefix length '33' (0..32)" },
+	{ "listen *:1 allow ::/129",	18,
+	    "listen: invalid prefix length '129' (0..128)" },
+	{ "listen *:1 allow 10.0.0.0/",	18,
+	    "listen: invalid prefix length '' (0..32)" },
+	{ "listen *:1 allow 10.0.0.0/x", 18,
+	    "listen: invalid prefix length 'x' (0..32)" },
+	{ "listen *:1 allow 10.1.2.3/8", 18,
+	    "listen: '10.1.2.3/8' has host bits set (the network is "
+	    "10.0.0.0/8)" },
+	{ "listen *:1 allow fe80::1/10", 18,
+	    "listen: 'fe80::1/10' has host bits set (the network is "
+	    "fe80::/10)" },
+	{ "listen *:1 allow 10.0.0.256", 18,
+	    "listen: invalid IPv4 address '10.0.0.256'" },
+	{ "listen *:1 allow host.example", 18,
+	    "listen: invalid IPv4 address 'host.example'" },
+	{ "listen *:1 allow ::g",	18, "listen: invalid IPv6 address '::g'" },
+	{ "listen *:1 allow 10.0.0.0/8,", 18,
+	    "listen: empty entry in allow list" },
+	{ "listen *:1 allow ,10.0.0.0/8", 18,
+	    "listen: empty entry in allow list" },
+	{ "listen *:1 allow 1.1.1.1,,2.2.2.2", 18,
+	    "listen: empty entry in allow list" },
+	{ "listen *:1 allow /8",	18, "listen: missing address in '/8'" },
+	{ "listen *:1 allow 1.0.0.1,1.0.0.2,1.0.0.3,1.0.0.4,1.0.0.5,"
+	    "1.0.0.6,1.0.0.7,1.0.0.8,1.0.0.9,1.0.0.10,1.0.0.11,1.0.0.12,"
+	    "1.0.0.13,1.0.0.14,1.0.0.15,1.0.0.16,1.0.0.17", 18,
+	    "listen: too many entries in allow list (max 16)" },
+	{ "listen *:1 tls x",		16, "listen: unexpected 'x'" },
+	{ "listen *:1 TLS",		12, "listen: unexpected 'TLS'" },
+	/* link options. */
+	{ "link h1 1.2.3.4:1 tls tls",	23, "link: tls given twice" },
+	{ "link h1 1.2.3.4:1 peer",	23, "link: expected NODE after peer" },
+	{ "link h1 1.2.3.4:1 peer -x",	24, "link: invalid name '-x'" },
+	{ "link h1 1.2.3.4:1 peer a peer b", 26, "link: peer given twice" },
+	{ "link h1 1.2.3.4:1 queue",	24,
+	    "link: expected BYTES after queue" },
+	{ "link h1 1.2.3.4:1 queue 1k",	25,
+	    "link: invalid queue size '1k' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 131071", 25,
+	    "link: invalid queue size '131071' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 2g",	25,
+	    "link: invalid queue size '2g' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 1073741825", 25,
+	    "link: invalid queue size '1073741825' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 99999999999999999999", 25,
+	    "link: invalid queue size '99999999999999999999' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 1t",	25,
+	    "link: invalid queue size '1t' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue m",	25,
+	    "link: invalid queue size 'm' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue -1m", 25,
+	    "link: invalid queue size '-1m' (128k..1g)" },
+	{ "link h1 1.2.3.4:1 queue 1m queue 2m", 28,
+	    "link: queue given twice" },
+	{ "link h1 1.2.3.4:1 tls peer a queue 1m x", 39,
+	    "link: unexpected 'x'" },
+	{ "link h1 1.2.3.4:1 allow 10.0.0.0/8", 19,
+	    "link: unexpected 'allow'" },
+	{ "del-link h1 tls",		13, "del-link: unexpected 'tls'" },
+	/* tls-*, control-group, user. */
+	{ "tls-cert",			9, "tls-cert: expected FILE" },
+	{ "tls-key",			8, "tls-key: expected FILE" },
+	{ "tls-ca",			7, "tls-ca: expected FILE" },
+	{ "tls-crl",			8, "tls-crl: expected FILE" },
+	{ "tls-cert a.crt",		10,
+	    "tls-cert: path 'a.crt' is not absolute" },
+	{ "tls-key \"\"",		9, "tls-key: empty path" },
+	{ "tls-ca /a /b",		11, "tls-ca: unexpected '/b'" },
+	{ "control-group",		14, "control-group: expected GROUP" },
+	{ "control-group -g",		15,
+	    "control-group: invalid group name '-g'" },
+	{ "control-group a:b",		15,
+	    "control-group: invalid group name 'a:b'" },
+	{ "control-group a b",		17, "control-group: unexpected 'b'" },
+	{ "user",			5, "user: expected NAME" },
+	{ "user a/b",			6, "user: invalid user name 'a/b'" },
+	{ "user abcdefghijabcdefghijabcdefghij123", 6,
+	    "user: invalid user name 'abcdefghijabcdefghijabcdefghij123'" },
+	{ "user \"\"",			6, "user: invalid user name ''" },
+	{ "TLS-CA /a",			1, "unknown statement 'TLS-CA'" },
 };
 
 START_TEST(test_error)
@@ -1085,6 +1244,28 @@ static const struct {
 	{ "save /a",			"save /a",			1 },
 	{ "listen *:1",			"del-listen *:1",		0 },
 	{ "del-listen *:1",		"del-listen *:1",		1 },
+	{ "listen *:1 tls",		"listen *:1 tls",		1 },
+	{ "listen *:1 tls",		"listen *:1",			0 },
+	{ "listen *:1 allow ::1",	"listen *:1 allow ::1/128",	1 },
+	{ "listen *:1 allow ::1",	"listen *:1",			0 },
+	{ "listen *:1 allow ::1",	"listen *:1 allow ::2",		0 },
+	{ "listen *:1 allow 1.0.0.0/8",	"listen *:1 allow 1.0.0.0/9",	0 },
+	{ "listen *:1 allow 1.1.1.1,2.2.2.2",
+	  "listen *:1 allow 1.1.1.1",					0 },
+	{ "link h 1.2.3.4:1 tls",	"link h 1.2.3.4:1",		0 },
+	{ "link h 1.2.3.4:1 peer x",	"link h 1.2.3.4:1",		0 },
+	{ "link h 1.2.3.4:1 peer h",	"link h 1.2.3.4:1",		1 },
+	{ "link h 1.2.3.4:1 queue 1m",	"link h 1.2.3.4:1 queue 1024k",	1 },
+	{ "link h 1.2.3.4:1 queue 1m",	"link h 1.2.3.4:1 queue 2m",	0 },
+	{ "link h 1.2.3.4:1 queue 1m",	"link h 1.2.3.4:1",		0 },
+	{ "tls-cert /a",		"tls-cert /a",			1 },
+	{ "tls-cert /a",		"tls-key /a",			0 },
+	{ "tls-ca /a",			"tls-ca /b",			0 },
+	{ "tls-crl /a",			"tls-crl \"/a\"",		1 },
+	{ "user a",			"user a",			1 },
+	{ "user a",			"user b",			0 },
+	{ "user a",			"control-group a",		0 },
+	{ "control-group a",		"control-group a",		1 },
 };
 
 START_TEST(test_equal)
@@ -1245,6 +1426,22 @@ rnd_link_opts(unsigned int *state, struct stmt *st, int need)
 	}
 }
 
+/* Host bits cleared, as the parser demands. */
+static void
+rnd_cidr(unsigned int *state, struct stmt_cidr *c)
+{
+	unsigned int	 i, max;
+
+	memset(c, 0, sizeof(*c));
+	c->family = rnd(state, 2) ? AF_INET : AF_INET6;
+	max = c->family == AF_INET ? 32 : 128;
+	c->plen = (uint8_t)rnd(state, max + 1);
+	for (i = 0; i < max / 8; i++)
+		c->addr[i] = (uint8_t)rnd(state, 256);
+	for (i = c->plen; i < max; i++)
+		c->addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+}
+
 static void
 rnd_stmt(unsigned int *state, struct stmt *st)
 {
@@ -1252,7 +1449,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	size_t			 i, len;
 
 	memset(st, 0, sizeof(*st));
-	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_SET_LINK));
+	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_USER));
 	switch (st->kind) {
 	case STMT_NODE:
 	case STMT_NETWORK:
@@ -1261,6 +1458,10 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_LISTEN:
 		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_hostport(state, &st->addr, 1);
+		st->tls = (int)rnd(state, 2);
+		st->nallow = rnd(state, STMT_ALLOW_MAX + 1);
+		for (i = 0; i < st->nallow; i++)
+			rnd_cidr(state, &st->allow[i]);
 		break;
 	case STMT_RELOAD:
 		break;
@@ -1269,6 +1470,10 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 			break;
 		/* FALLTHROUGH */
 	case STMT_CONTROL:
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
 		len = 1 + rnd(state, 40);
 		st->path[0] = '/';
 		for (i = 1; i < len; i++)
@@ -1304,11 +1509,26 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		if (st->op == STMT_OP_SET) {
 			rnd_hostport(state, &st->addr, 0);
 			rnd_link_opts(state, st, 0);
+			st->tls = (int)rnd(state, 2);
+			if (rnd(state, 2))
+				rnd_name(state, st->peer, STMT_NAME_MAX);
+			if (strcmp(st->peer, st->name) == 0)
+				st->peer[0] = '\0';
+			if (rnd(state, 2))
+				st->queue = STMT_QUEUE_MIN + rnd(state,
+				    STMT_QUEUE_MAX - STMT_QUEUE_MIN + 1);
 		}
 		break;
 	case STMT_SET_LINK:
 		rnd_name(state, st->name, STMT_NAME_MAX);
 		rnd_link_opts(state, st, 1);
+		break;
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		len = 1 + rnd(state, STMT_ACCOUNT_MAX);
+		st->account[0] = "abc_019"[rnd(state, 7)];
+		for (i = 1; i < len; i++)
+			st->account[i] = "ab._-9"[rnd(state, 6)];
 		break;
 	case STMT_ROUTE:
 		st->op = (enum stmt_op)rnd(state, 2);

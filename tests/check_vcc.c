@@ -1047,9 +1047,9 @@ static const struct {
 	    "vcc class pref match tcp-port 5204,5205 weight 3" },
 	{ "vcc class p weight 3 match tcp-port 80 interface g1",
 	    "vcc class p match tcp-port 80 interface g1 weight 3" },
-	{ "vcc class p match src 10.1.2.3/8 match dst fd00::1",
+	{ "vcc class p match src 10.0.0.0/8 match dst fd00::1",
 	    "vcc class p match src 10.0.0.0/8 match dst fd00::1/128" },
-	{ "vcc class p match dst 2001:db8:ffff::/33",
+	{ "vcc class p match dst 2001:db8:8000::/33",
 	    "vcc class p match dst 2001:db8:8000::/33" },
 	{ "vcc class p rate 10000kbit",		"vcc class p rate 10mbit" },
 	{ "vcc class p rate 1500kbit",		"vcc class p rate 1500kbit" },
@@ -1112,10 +1112,12 @@ static const struct {
 	    "(1..65535, up to 16, comma-separated)", 28 },
 	{ "vcc class p match udp-port 80", "vcc: unknown match 'udp-port' "
 	    "(expected tcp-port, src or dst)", 19 },
-	{ "vcc class p match src 10.0.0.0/33", "vcc: invalid address prefix "
-	    "'10.0.0.0/33'", 23 },
-	{ "vcc class p match src host", "vcc: invalid address prefix "
-	    "'host'", 23 },
+	{ "vcc class p match src 10.0.0.0/33", "vcc: invalid prefix length "
+	    "'33' (0..32)", 23 },
+	{ "vcc class p match src host", "vcc: invalid IPv4 address 'host'",
+	    23 },
+	{ "vcc class p match src 10.1.2.3/8", "vcc: '10.1.2.3/8' has host "
+	    "bits set (the network is 10.0.0.0/8)", 23 },
 	{ "vcc class p match src", "vcc: expected IFACE ecn virtual, share "
 	    "IFACE window BYTES or class NAME ...", 22 },
 	{ "vcc class p rate 10mb", "vcc: invalid rate '10mb' (such as "

@@ -97,6 +97,14 @@ START_TEST(hello_bad_fields)
 	ck_assert_int_eq(wire_hello_decode(p, n, &g, &why), -1);
 	p[10] = 5;
 	ck_assert_int_eq(wire_hello_decode(p, n, &g, &why), 0);
+	/* A NUL inside a name: "p\0oxy" must not pass for "p" (found by fuzz_wire). */
+	p[12] = '\0';
+	ck_assert_int_eq(wire_hello_decode(p, n, &g, &why), -1);
+	ck_assert_str_eq(why, "bad node name");
+	p[12] = 'r';
+	p[n - 1] = '\0';	/* last byte of the network name */
+	ck_assert_int_eq(wire_hello_decode(p, n, &g, &why), -1);
+	ck_assert_str_eq(why, "bad network name");
 }
 END_TEST
 

@@ -1,10 +1,11 @@
 #!/bin/bash
 #
-# The demo: a proxy and two hosts, each vnetd in its own network namespace
-# on a private underlay (10.66.0.0/24), a guest namespace behind each host's
-# TAP device (10.77.0.1 and 10.77.0.2); guest 1 pings guest 2 across the
-# proxy.  Everything is torn down at the end.  Needs root and a built
-# src/vnetd and src/vnetctl.
+# The demo: a CA made with vnet-ca and a certificate for each node; a proxy
+# and two hosts, each vnetd in its own network namespace on a private
+# underlay (10.66.0.0/24), linked over TLS; a guest namespace behind each
+# host's TAP device (10.77.0.1 and 10.77.0.2); guest 1 pings guest 2 across
+# the proxy.  Everything is torn down at the end.  Needs root, openssl and
+# a built src/vnetd and src/vnetctl.
 #
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +16,8 @@ if [[ $(id -u) != 0 ]]; then
 fi
 require_root
 require_binaries
+command -v openssl >/dev/null || fail "openssl (the command) is missing: apt-get install openssl"
+STAR_TLS=1
 
 # show DAEMON ARGS...: prints and runs vnetctl against that daemon.
 show() {
@@ -23,6 +26,13 @@ show() {
 	printf '\n[%s]# vnetctl -s %s %s\n' "$d" "${D_SOCK[$d]}" "$*"
 	vctl "$d" "$@"
 }
+
+printf '\n# %s init %s\n' "$(basename "$VNET_CA")" "$CA_DIR"
+"$VNET_CA" init "$CA_DIR"
+for d in proxy host1 host2; do
+	printf '# %s issue %s %s\n' "$(basename "$VNET_CA")" "$CA_DIR" "$d"
+	"$VNET_CA" issue "$CA_DIR" "$d" >/dev/null
+done
 
 node_add proxy 1
 node_add host1 2
@@ -46,10 +56,12 @@ wait_link_up host1 proxy
 wait_link_up host2 proxy
 
 show proxy show links
+printf '\n[proxy log]\n'
+grep -h 'certificate of node .* verified' "${D_LOG[proxy]}" | cut -d' ' -f3-
 show proxy show routes
 show host1 show interfaces
 printf '\n[guest 1]# ping -c 3 %s\n' "$(guest_ip 2)"
 in_guest g1 ping -n -c 3 "$(guest_ip 2)" || fail "the ping across the proxy failed"
 show proxy show links
 printf '\n'
-say "OK: guest 1 reached guest 2 through the proxy; tearing everything down"
+say "OK: guest 1 reached guest 2 through the proxy over TLS; tearing everything down"

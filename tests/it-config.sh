@@ -16,7 +16,7 @@ cat >"$GOOD" <<CONF
 # a host with everything in it
 node alpha
 network testnet
-listen *:$PORT
+listen *:$PORT allow 10.66.0.0/24
 keepalive 5
 learn yes
 interface guest tap vtap0
@@ -26,11 +26,25 @@ route not-$G1 any interface guest
 route any ff:ff:ff:ff:ff:ff interface guest
 CONF
 
-say "vnetd -n on a valid config"
+say "vnetd -n on a valid config: exit 0, one warning for the plain listener"
 rc=0
 err=$("$VNETD" -n -f "$GOOD" 2>&1) || rc=$?
 ((rc == 0)) || fail "vnetd -n rejected a valid config (exit $rc): $err"
-[[ -z $err ]] || fail "vnetd -n printed something for a valid config: $err"
+want="$GOOD:4: warning: listen *:$PORT is plain TCP on a non-loopback address: anyone at an allowed address can join the network unauthenticated and unencrypted; use tls"
+[[ $err == "$want" ]] || fail "vnetd -n printed '$err', not the warning '$want'"
+LOOP=$TMPD/loopback.conf
+printf 'node alpha\nlisten 127.0.0.1:%d\nlisten [::1]:%d\n' "$PORT" "$PORT" >"$LOOP"
+rc=0
+err=$("$VNETD" -n -f "$LOOP" 2>&1) || rc=$?
+((rc == 0)) || fail "vnetd -n rejected a loopback listener (exit $rc): $err"
+[[ -z $err ]] || fail "vnetd -n warned about plain listeners on loopback: $err"
+NOALLOW=$TMPD/noallow.conf
+printf 'node alpha\nlisten 10.1.1.1:%d\n' "$PORT" >"$NOALLOW"
+rc=0
+err=$("$VNETD" -n -f "$NOALLOW" 2>&1) || rc=$?
+((rc == 0)) || fail "vnetd -n rejected a plain listener without allow list (exit $rc): $err"
+[[ $err == "$NOALLOW:2: warning: listen 10.1.1.1:$PORT is plain TCP on a non-loopback address and has no allow list: it accepts loopback only; use tls, or allow the peers' addresses" ]] ||
+	fail "vnetd -n said '$err' about a plain listener without an allow list"
 
 say "vnetd -n on a config with bad lines"
 BAD=$TMPD/bad.conf

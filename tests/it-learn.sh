@@ -16,7 +16,7 @@ done
 for i in 1 2 3; do
 	next=$((i % 3 + 1))
 	vnetd_start "h$i" "node h$i
-listen $(addr "h$i"):$PORT
+listen $(addr "h$i"):$PORT allow $UNDERLAY
 learn yes
 interface guest tap vtap0
 link h$next $(addr "h$next"):$PORT"

@@ -21,6 +21,7 @@ set -euo pipefail
 LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${VNETD:=$LIB_DIR/../src/vnetd}"
 : "${VNETCTL:=$LIB_DIR/../src/vnetctl}"
+: "${VNET_CA:=$LIB_DIR/../scripts/vnet-ca}"
 VNETD_FLAGS=${VNETD_FLAGS--v}	# -v: debug logs, shown when a test fails
 TEST_NAME=$(basename "$0" .sh)
 
@@ -28,6 +29,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/vnet.XXXXXX")
 NSPFX="vn$$-$RANDOM-"		# namespace names unique to this run
 
 CREATED_NS=()			# namespaces to delete
+VNETD_WRAP=()			# command words before the next vnetd (ip netns exec ...)
 STARTED_PIDS=()			# every vnetd ever started (restarts too)
 EXTRA_PIDS=()			# other background processes (iperf3 servers, ...)
 declare -A D_PID=() D_NS=() D_SOCK=() D_CONF=() D_LOG=()
@@ -221,7 +223,7 @@ vnetd_start_file() {
 	D_LOG[$name]=$log
 	echo "==== $(date +%T.%N) start: vnetd -F -f $conf -s $sock" >>"$log"
 	# shellcheck disable=SC2086 # VNETD_FLAGS: words
-	ip netns exec "${D_NS[$name]}" "$VNETD" -F $VNETD_FLAGS -f "$conf" -s "$sock" \
+	"${VNETD_WRAP[@]}" ip netns exec "${D_NS[$name]}" "$VNETD" -F $VNETD_FLAGS -f "$conf" -s "$sock" \
 		>>"$log" 2>&1 {LIB_STDOUT}>&- {LIB_STDERR}>&- &
 	pid=$!
 	D_PID[$name]=$pid
@@ -336,12 +338,64 @@ gping() {
 	in_guest "$1" ping -n -q -c 1 -W 1 "$2" >/dev/null 2>&1
 }
 
+# TLS: one CA per run in $TMPD/ca (made on first use), a key and a
+# certificate per node.
+CA_DIR=$TMPD/ca
+
+# ca_init [DIR]: makes the CA (default $CA_DIR) unless it exists.
+ca_init() {
+	local dir=${1:-$CA_DIR}
+	[[ -f $dir/ca.crt ]] && return 0
+	"$VNET_CA" init "$dir" >/dev/null || fail "vnet-ca init $dir failed"
+}
+
+# cert_issue NODE [DIR [VNET-CA ISSUE OPTIONS...]]: NODE's key and
+# certificate from the CA in DIR (default $CA_DIR, made if need be).
+cert_issue() {
+	local node=$1 dir=${2:-$CA_DIR}
+	shift $(($# < 2 ? $# : 2))
+	ca_init "$dir"
+	"$VNET_CA" issue "$@" "$dir" "$node" >/dev/null ||
+		fail "vnet-ca issue $node failed"
+}
+
+# tls_conf NODE [CERTNAME [DIR]]: the tls-* statements for node NODE using
+# the certificate issued for CERTNAME (default NODE; issued if need be).
+tls_conf() {
+	local cert=${2:-$1} dir=${3:-$CA_DIR}
+	[[ -f $dir/$cert.crt ]] || cert_issue "$cert" "$dir"
+	printf 'tls-cert %s\ntls-key %s\ntls-ca %s\n' "$dir/$cert.crt" \
+		"$dir/$cert.key" "$CA_DIR/ca.crt"
+	((TLS_CRL)) && printf 'tls-crl %s\n' "$CA_DIR/crl.pem"
+	return 0
+}
+TLS_CRL=${TLS_CRL:-0}		# 1: tls_conf adds the CA's CRL
+
 # The star used by several tests and the demo: a proxy (10.66.0.1) and two
 # hosts (10.66.0.2, .3) that link to it, guest N behind host N's TAP vtap0.
 # Routes: the proxy sends each guest's MAC to that guest's host, broadcast to
 # both (a tie fans out, and never back where it came from); a host sends what
 # its guest sends to the proxy, and what comes from elsewhere to its guest.
+# With STAR_TLS=1 the links are TLS; otherwise plain, with listeners that
+# allow the underlay.
 PORT=7870
+STAR_TLS=${STAR_TLS:-0}
+UNDERLAY=10.66.0.0/24
+
+# listen_opts: what follows a star listener's ADDR:PORT.
+listen_opts() {
+	if ((STAR_TLS)); then
+		printf 'tls'
+	else
+		printf 'allow %s' "$UNDERLAY"
+	fi
+}
+
+# link_opts: what follows a star link's HOST:PORT.
+link_opts() {
+	((STAR_TLS)) && printf ' tls'
+	return 0
+}
 
 proxy_routes() {
 	printf 'route any %s link host1\n' "$(guest_mac 1)"
@@ -358,14 +412,17 @@ host_routes() {
 
 # proxy_conf with-routes|no-routes
 proxy_conf() {
-	printf 'node proxy\nlisten %s:%d\n' "$(addr proxy)" "$PORT"
+	printf 'node proxy\nlisten %s:%d %s\n' "$(addr proxy)" "$PORT" "$(listen_opts)"
+	((STAR_TLS)) && tls_conf proxy
 	[[ $1 == no-routes ]] || proxy_routes
 }
 
 # host_conf N with-routes|no-routes
 host_conf() {
-	printf 'node host%d\nlisten %s:%d\ninterface guest tap vtap0\nlink proxy %s:%d\n' \
-		"$1" "$(addr "host$1")" "$PORT" "$(addr proxy)" "$PORT"
+	printf 'node host%d\nlisten %s:%d %s\ninterface guest tap vtap0\nlink proxy %s:%d%s\n' \
+		"$1" "$(addr "host$1")" "$PORT" "$(listen_opts)" "$(addr proxy)" "$PORT" \
+		"$(link_opts)"
+	((STAR_TLS)) && tls_conf "host$1"
 	[[ $2 == no-routes ]] || host_routes "$1"
 }
 
@@ -471,7 +528,7 @@ proxy_pcap_conf() {
 	for ((i = 1; i <= $1; i++)); do
 		filter+="ether dst $(guest_mac "$i") or "
 	done
-	printf 'node proxy\nlisten %s:%d\n' "$(addr proxy)" "$PORT"
+	printf 'node proxy\nlisten %s:%d %s\n' "$(addr proxy)" "$PORT" "$(listen_opts)"
 	printf 'interface lan pcap lan0 filter "%sbroadcast"\n' "$filter"
 	for ((i = 1; i <= $1; i++)); do
 		printf 'route any %s link host%d\n' "$(guest_mac "$i")" "$i"

@@ -1,0 +1,54 @@
+/*
+ * TLS for links: one SSL_CTX per daemon, made from tls-cert, tls-key,
+ * tls-ca and tls-crl, used for both directions.  TLS 1.3 only, with
+ * AES-GCM or ChaCha20-Poly1305; both sides present a certificate, and each
+ * checks the other's chain against tls-ca (and the CRL, when there is one).
+ * Which node a certificate is for is the link's business: tls_cert_names()
+ * says whether it names a node, exactly, in its subject CN or a DNS SAN.
+ */
+#ifndef VNET_TLS_H
+#define VNET_TLS_H
+
+#include <stddef.h>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+struct tls_files {
+	const char	*cert;
+	const char	*key;
+	const char	*ca;
+	const char	*crl;		/* NULL or "": none */
+};
+
+/*
+ * Loads the files and checks that they make sense together: each loads and
+ * the key is the certificate's (else NULL with a message in err).  That the
+ * certificate is valid under the CA (and not revoked) now and names node is
+ * checked too, and a failure said in warn ("" when all is well): peers will
+ * refuse such a certificate, but that is theirs to do.
+ */
+SSL_CTX	*tls_ctx_new(const struct tls_files *, const char *node, char *err,
+	    size_t errlen, char *warn, size_t warnlen);
+
+/* 1 if the certificate's subject CN or one of its DNS SANs is node. */
+int	 tls_cert_names(X509 *, const char *node);
+
+/*
+ * After the handshake: whether the peer's certificate names node.  0, or -1
+ * with the reason in why.
+ */
+int	 tls_check_peer(SSL *, const char *node, char *why, size_t len);
+
+/*
+ * Why a TLS connection failed, from the verification result and the first
+ * OpenSSL error (0: none).  Returns 1 if this side refused the peer's
+ * certificate (its chain, dates, revocation, or no certificate at all), 0
+ * for any other failure (the peer refused us, or spoke no TLS).
+ */
+int	 tls_failure(SSL *, unsigned long err, char *why, size_t len);
+
+/* "TLSv1.3 TLS_AES_256_GCM_SHA384": what a connection uses, for the log. */
+void	 tls_describe(SSL *, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * The SSL_CTX and the certificate checks behind TLS links.  Only this file
+ * and link.c (which makes the SSL of each connection) know OpenSSL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "tls.h"
+
+/* AEAD suites only; TLS 1.3 has no others, but say so rather than trust it. */
+#define TLS_SUITES	"TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:" \
+			"TLS_AES_128_GCM_SHA256"
+#define TLS_VERIFY_DEPTH	4
+
+/* The reason of the last OpenSSL error, or what the caller says. */
+static const char *
+last_error(const char *otherwise)
+{
+	unsigned long	 e = ERR_peek_last_error();
+	const char	*r;
+
+	if (e == 0 || (r = ERR_reason_error_string(e)) == NULL)
+		return otherwise;
+	return r;
+}
+
+/* OpenSSL's messages for a missing file are obscure: say it plainly first. */
+static int
+readable(const char *what, const char *file, char *err, size_t errlen)
+{
+	FILE	*fp;
+
+	if ((fp = fopen(file, "r")) == NULL) {
+		snprintf(err, errlen, "%s %s: %s", what, file, strerror(errno));
+		return 0;
+	}
+	fclose(fp);
+	return 1;
+}
+
+static int
+load_crl(SSL_CTX *ctx, const char *file, char *err, size_t errlen)
+{
+	X509_STORE	*store = SSL_CTX_get_cert_store(ctx);
+	X509_LOOKUP	*lookup;
+
+	if ((lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file())) ==
+	    NULL || X509_load_crl_file(lookup, file, X509_FILETYPE_PEM) <= 0) {
+		snprintf(err, errlen, "tls-crl %s: %s", file,
+		    last_error("cannot load a CRL"));
+		return -1;
+	}
+	/* The leaf's revocation; a node CA has no intermediates to check. */
+	X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);
+	return 0;
+}
+
+/*
+ * Our own certificate as a peer will see it.  What is wrong with it is
+ * said now, as a warning: peers will refuse it, and the daemon should say
+ * why at start rather than only in their logs; but it runs, so that a
+ * certificate renewed in place (or a test of refusals) needs no restart
+ * order.
+ */
+static int
+check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
+    char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	X509		*cert = SSL_CTX_get0_certificate(ctx);
+	X509_STORE_CTX	*sctx;
+	STACK_OF(X509)	*chain = NULL;
+	int		 ok, verr;
+
+	if (cert == NULL) {
+		snprintf(err, errlen, "tls-cert %s: no certificate", f->cert);
+		return -1;
+	}
+	if ((sctx = X509_STORE_CTX_new()) == NULL) {
+		snprintf(err, errlen, "tls: out of memory");
+		return -1;
+	}
+	SSL_CTX_get0_chain_certs(ctx, &chain);
+	ok = X509_STORE_CTX_init(sctx, SSL_CTX_get_cert_store(ctx), cert,
+	    chain) == 1 && X509_verify_cert(sctx) == 1;
+	verr = X509_STORE_CTX_get_error(sctx);
+	X509_STORE_CTX_free(sctx);
+	if (!ok)
+		snprintf(warn, warnlen, "tls-cert %s: not valid under tls-ca "
+		    "%s: %s: peers will refuse it", f->cert, f->ca,
+		    X509_verify_cert_error_string(verr));
+	else if (!tls_cert_names(cert, node))
+		snprintf(warn, warnlen, "tls-cert %s: does not name this node "
+		    "'%s' (in its CN or a DNS subjectAltName): peers will "
+		    "refuse it", f->cert, node);
+	return 0;
+}
+
+SSL_CTX *
+tls_ctx_new(const struct tls_files *f, const char *node, char *err,
+    size_t errlen, char *warn, size_t warnlen)
+{
+	SSL_CTX			*ctx;
+	STACK_OF(X509_NAME)	*cas;
+
+	if (warnlen > 0)
+		warn[0] = '\0';
+	if (!readable("tls-cert", f->cert, err, errlen) ||
+	    !readable("tls-key", f->key, err, errlen) ||
+	    !readable("tls-ca", f->ca, err, errlen) ||
+	    (f->crl != NULL && f->crl[0] != '\0' &&
+	    !readable("tls-crl", f->crl, err, errlen)))
+		return NULL;
+	ERR_clear_error();
+	if ((ctx = SSL_CTX_new(TLS_method())) == NULL) {
+		snprintf(err, errlen, "tls: %s", last_error("out of memory"));
+		return NULL;
+	}
+	if (SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) != 1 ||
+	    SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) != 1 ||
+	    SSL_CTX_set_ciphersuites(ctx, TLS_SUITES) != 1) {
+		snprintf(err, errlen, "tls: this OpenSSL has no TLS 1.3: %s",
+		    last_error("?"));
+		goto fail;
+	}
+	/*
+	 * Every connection proves itself with its certificate: no session
+	 * resumption (a resumed session would skip the CRL), no tickets.
+	 */
+	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_num_tickets(ctx, 0);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
+	if (SSL_CTX_use_certificate_chain_file(ctx, f->cert) != 1) {
+		snprintf(err, errlen, "tls-cert %s: %s", f->cert,
+		    last_error("cannot load"));
+		goto fail;
+	}
+	/* The key is checked against the certificate as it loads. */
+	if (SSL_CTX_use_PrivateKey_file(ctx, f->key, SSL_FILETYPE_PEM) != 1) {
+		if (ERR_GET_REASON(ERR_peek_last_error()) ==
+		    X509_R_KEY_VALUES_MISMATCH)
+			snprintf(err, errlen, "tls-key %s: not the key of "
+			    "tls-cert %s", f->key, f->cert);
+		else
+			snprintf(err, errlen, "tls-key %s: %s", f->key,
+			    last_error("cannot load"));
+		goto fail;
+	}
+	if (SSL_CTX_check_private_key(ctx) != 1) {
+		snprintf(err, errlen, "tls-key %s: not the key of tls-cert %s",
+		    f->key, f->cert);
+		goto fail;
+	}
+	if (SSL_CTX_load_verify_locations(ctx, f->ca, NULL) != 1 ||
+	    (cas = SSL_load_client_CA_file(f->ca)) == NULL) {
+		snprintf(err, errlen, "tls-ca %s: %s", f->ca,
+		    last_error("no CA certificate in it"));
+		goto fail;
+	}
+	SSL_CTX_set_client_CA_list(ctx, cas);
+	if (f->crl != NULL && f->crl[0] != '\0' &&
+	    load_crl(ctx, f->crl, err, errlen) == -1)
+		goto fail;
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER |
+	    SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+	SSL_CTX_set_verify_depth(ctx, TLS_VERIFY_DEPTH);
+	if (check_own(ctx, f, node, err, errlen, warn, warnlen) == -1)
+		goto fail;
+	ERR_clear_error();
+	return ctx;
+ fail:
+	ERR_clear_error();
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+/* An ASN.1 string equal to s, byte for byte, with no NUL hidden inside. */
+static int
+asn1_is(const ASN1_STRING *a, const char *s)
+{
+	size_t	 len = strlen(s);
+
+	return a != NULL && ASN1_STRING_length(a) >= 0 &&
+	    (size_t)ASN1_STRING_length(a) == len &&
+	    memcmp(ASN1_STRING_get0_data(a), s, len) == 0;
+}
+
+/*
+ * Exact comparison, not X509_check_host(): node names are not host names
+ * (case matters, '_' is allowed) and a wildcard must never match one.
+ */
+int
+tls_cert_names(X509 *cert, const char *node)
+{
+	GENERAL_NAMES		*sans;
+	const GENERAL_NAME	*gn;
+	X509_NAME		*subj;
+	X509_NAME_ENTRY		*e;
+	int			 i, n, found = 0;
+
+	sans = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
+	n = sans != NULL ? sk_GENERAL_NAME_num(sans) : 0;
+	for (i = 0; i < n && !found; i++) {
+		gn = sk_GENERAL_NAME_value(sans, i);
+		if (gn->type == GEN_DNS && asn1_is(gn->d.dNSName, node))
+			found = 1;
+	}
+	GENERAL_NAMES_free(sans);
+	if (found)
+		return 1;
+	if ((subj = X509_get_subject_name(cert)) == NULL)
+		return 0;
+	for (i = -1; (i = X509_NAME_get_index_by_NID(subj, NID_commonName,
+	    i)) != -1;) {
+		e = X509_NAME_get_entry(subj, i);
+		if (asn1_is(X509_NAME_ENTRY_get_data(e), node))
+			return 1;
+	}
+	return 0;
+}
+
+/* The subject's CN, for messages; "?" when there is none. */
+static void
+cert_cn(X509 *cert, char *buf, size_t len)
+{
+	X509_NAME	*subj = cert != NULL ? X509_get_subject_name(cert) : NULL;
+	size_t		 i;
+
+	if (subj == NULL || X509_NAME_get_text_by_NID(subj, NID_commonName,
+	    buf, (int)len) <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	/* It goes into a log line. */
+	for (i = 0; buf[i] != '\0'; i++)
+		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f)
+			buf[i] = '?';
+}
+
+int
+tls_check_peer(SSL *ssl, const char *node, char *why, size_t len)
+{
+	X509	*cert = SSL_get0_peer_certificate(ssl);
+	char	 cn[64];
+
+	if (cert == NULL) {
+		snprintf(why, len, "no peer certificate");
+		return -1;
+	}
+	if (!tls_cert_names(cert, node)) {
+		cert_cn(cert, cn, sizeof(cn));
+		snprintf(why, len, "certificate (CN %s) does not name node %s",
+		    cn, node);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tls_failure(SSL *ssl, unsigned long err, char *why, size_t len)
+{
+	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
+	const char	*r;
+	char		 cn[64];
+
+	if (vr != X509_V_OK) {
+		/* A refused certificate is mostly gone by now; say its CN if not. */
+		cert_cn(ssl != NULL ? SSL_get0_peer_certificate(ssl) : NULL,
+		    cn, sizeof(cn));
+		snprintf(why, len, "certificate refused%s%s%s: %s",
+		    strcmp(cn, "?") != 0 ? " (CN " : "",
+		    strcmp(cn, "?") != 0 ? cn : "",
+		    strcmp(cn, "?") != 0 ? ")" : "",
+		    X509_verify_cert_error_string(vr));
+		return 1;
+	}
+	if (err == 0) {
+		snprintf(why, len, "TLS failed");
+		return 0;
+	}
+	if ((r = ERR_reason_error_string(err)) == NULL)
+		r = "unknown error";
+	if (ERR_GET_LIB(err) == ERR_LIB_SSL &&
+	    (ERR_GET_REASON(err) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE ||
+	    ERR_GET_REASON(err) == SSL_R_CERTIFICATE_VERIFY_FAILED)) {
+		snprintf(why, len, "certificate refused: %s", r);
+		return 1;
+	}
+	snprintf(why, len, "TLS: %s", r);
+	return 0;
+}
+
+void
+tls_describe(SSL *ssl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s", SSL_get_version(ssl),
+	    SSL_get_cipher_name(ssl));
+}

@@ -1,0 +1,160 @@
+#!/bin/bash
+#
+# TLS links: a star over TLS passes ping; then nodes that must not join try
+# to, each from its own namespace, and the proxy (or the node itself)
+# refuses them with the reason in the log and tls_refused counted: a
+# certificate from another CA, one that names another node, an expired one,
+# a revoked one, and (on the dialling side) a peer whose certificate does
+# not name the node the link is for.  The star keeps working throughout.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_root
+require_binaries
+command -v openssl >/dev/null || skip "openssl (the command) is missing"
+
+STAR_TLS=1
+TLS_CRL=1
+IP2=$(guest_ip 2)
+PADDR=
+
+say "vnetd -n checks the TLS statements and files"
+# check_n CONF WANT: vnetd -n on CONF prints exactly WANT (and exits 1 when
+# WANT has an error, 0 when it is empty or a warning).
+check_n() {
+	local conf=$TMPD/n.conf out rc=0 want_rc=0
+	printf '%s\n' "$1" >"$conf"
+	out=$("$VNETD" -n -f "$conf" 2>&1) || rc=$?
+	[[ -z $2 || $2 == *": warning: "* ]] || want_rc=1
+	((rc == want_rc)) || fail "vnetd -n exited $rc, not $want_rc, for: $1 ($out)"
+	[[ $out == "${2//@/$conf}" ]] || fail "vnetd -n said '$out', not '${2//@/$conf}'"
+}
+cert_issue host1
+cert_issue host2
+check_n "node host1
+listen *:1 tls" "@:2: listen *:1: tls needs tls-cert, tls-key and tls-ca"
+check_n "node host1
+link p 10.0.0.1:1 tls" "@:2: link p: tls needs tls-cert, tls-key and tls-ca"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-ca $CA_DIR/ca.crt" "@:2: TLS needs all of tls-cert, tls-key and tls-ca (missing: tls-key)"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host2.key
+tls-ca $CA_DIR/ca.crt" "@:2: tls-key $CA_DIR/host2.key: not the key of tls-cert $CA_DIR/host1.crt"
+check_n "node host1
+tls-cert $CA_DIR/nonexistent.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt" "@:2: tls-cert $CA_DIR/nonexistent.crt: No such file or directory"
+check_n "node host2
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt
+listen *:1 tls" "@:2: warning: tls-cert $CA_DIR/host1.crt: does not name this node 'host2' (in its CN or a DNS subjectAltName): peers will refuse it"
+check_n "node host1
+tls-cert $CA_DIR/host1.crt
+tls-key $CA_DIR/host1.key
+tls-ca $CA_DIR/ca.crt
+listen *:1 tls
+link p 10.0.0.1:1 tls queue 1m" ""
+check_n "node host1
+user no-such-user-here
+control-group no-such-group-here" "@:2: user no-such-user-here: no such user
+@:3: control-group no-such-group-here: no such group"
+
+# Before the star: what the CRL must list is revoked now.
+cert_issue revoked
+"$VNET_CA" revoke "$CA_DIR" revoked >/dev/null || fail "vnet-ca revoke failed"
+
+star_start with-routes
+PADDR="$(addr proxy):$PORT"
+out=$(in_guest g1 ping -n -c 5 -i 0.2 -W 1 "$IP2") || fail "ping over the TLS star failed: $out"
+grep -q ' 5 received' <<<"$out" || fail "ping over the TLS star lost replies: $out"
+say "ping over TLS: $(grep -o '[0-9]* received' <<<"$out")"
+grep -Eq 'link host1: TLSv1\.3 (TLS_AES_256_GCM_SHA384|TLS_CHACHA20_POLY1305_SHA256|TLS_AES_128_GCM_SHA256), certificate of node host1 verified' \
+	"${D_LOG[proxy]}" || fail "the proxy's log does not show a verified TLS 1.3 AEAD link from host1"
+vctl host1 show config | grep -qxF "link proxy $PADDR tls" || fail "host1's show config lacks the tls link"
+vctl proxy show config | grep -qxF "listen $PADDR tls" || fail "the proxy's show config lacks the tls listener"
+vctl proxy show config | grep -qxF "tls-crl $CA_DIR/crl.pem" || fail "the proxy's show config lacks tls-crl"
+c1=$(link_field proxy host1 connects)
+c2=$(link_field proxy host2 connects)
+
+# try_node NAME IDX WHO WHAT REASON CONF: starts a node that must be refused,
+# waits until WHO (proxy or NAME) counts a tls_refused more and logs REASON,
+# checks that its link never came up, and stops it.
+try_node() {
+	local name=$1 idx=$2 who=$3 what=$4 reason=$5 conf=$6 before
+	say "$what"
+	node_add "$name" "$idx"
+	before=0
+	[[ $who == "$name" ]] || before=$(stat_value "$who" tls_refused)
+	vnetd_start "$name" "$conf"
+	wait_for 15 stat_at_least "$who" tls_refused $((before + 1)) ||
+		fail "$who did not refuse: $what"
+	wait_for 5 grep -q "refused.*$reason" "${D_LOG[$who]}" ||
+		fail "$who's log does not say '$reason' for: $what"
+	say "  $who: $(grep "refused.*$reason" "${D_LOG[$who]}" | tail -n 1 | cut -d' ' -f3-)"
+	link_not_up "$name" proxy || fail "$name's link came up: $what"
+	if link_up proxy host3 2>/dev/null; then
+		fail "the proxy has a link host3 up: $what"
+	fi
+	vnetd_stop "$name" || fail "vnetd $name did not exit cleanly"
+}
+
+node_tls() {	# node_tls CERT [CA_DIR]: tls-* lines with that certificate
+	tls_conf host3 "$1" "${2:-$CA_DIR}"
+}
+
+OTHER_CA=$TMPD/otherca
+cert_issue host3 "$OTHER_CA"
+try_node n4 4 proxy "a certificate from another CA" "unable to get local issuer certificate" \
+	"node host3
+$(node_tls host3 "$OTHER_CA")
+link proxy $PADDR tls"
+
+try_node n5 5 proxy "a certificate that names another node" "does not name node host3" \
+	"node host3
+$(node_tls someoneelse)
+link proxy $PADDR tls"
+
+cert_issue expired "$CA_DIR" -s 20200101000000Z -e 20200102000000Z
+try_node n6 6 proxy "an expired certificate" "certificate has expired" \
+	"node host3
+$(node_tls expired)
+link proxy $PADDR tls"
+
+try_node n7 7 proxy "a revoked certificate" "certificate revoked" \
+	"node host3
+$(node_tls revoked)
+link proxy $PADDR tls"
+
+# The dialling side checks too: its link is for node "hub", and the
+# proxy's certificate names "proxy".
+try_node n8 8 n8 "a peer whose certificate names another node than the link's" \
+	"does not name node hub" \
+	"node host3
+$(tls_conf host3)
+link proxy $PADDR tls peer hub"
+
+say "a plain connection for a link configured with tls is refused"
+node_add n9 9
+vnetd_start n9 "node host1
+listen $(addr n9):$PORT allow $UNDERLAY
+$(tls_conf host9)
+link proxy $PADDR tls"
+before=$(stat_value n9 refused)
+node_add n10 10
+vnetd_start n10 "node proxy
+link host1 $(addr n9):$PORT"
+wait_for 15 stat_at_least n9 refused $((before + 1)) || fail "n9 took a plain connection for its TLS link"
+grep -q 'refused: a plain connection from .*configured with tls' "${D_LOG[n9]}" ||
+	fail "n9's log does not say why it refused the plain connection"
+vnetd_stop n10
+vnetd_stop n9
+
+say "the star still works, its links never went down"
+out=$(in_guest g1 ping -n -c 5 -i 0.2 -W 1 "$IP2") || fail "ping after the refusals failed: $out"
+grep -q ' 5 received' <<<"$out" || fail "ping after the refusals lost replies: $out"
+(($(link_field proxy host1 connects) == c1 && $(link_field proxy host2 connects) == c2)) ||
+	fail "the proxy's links reconnected during the refusals"
+pass

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""A rogue peer for it-rogue.sh: connects to a vnetd listener and misbehaves
+in every way the daemon must survive, one connection per way, and checks
+that the daemon closes each connection (within a deadline).
+
+usage: rogue.py HOST PORT CA CERT KEY
+
+CERT/KEY are a valid node certificate of the network's CA: the rogue is an
+insider, so its garbage gets past TLS to the link protocol.  Prints one line
+per case and exits 1 if the daemon left any connection open too long.
+"""
+import os
+import socket
+import ssl
+import struct
+import sys
+import threading
+import time
+
+HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
+HELLO, FRAME = 1, 2
+
+failures = []
+lock = threading.Lock()
+
+
+def say(msg):
+    with lock:
+        print("rogue: " + msg, flush=True)
+
+
+def hdr(mtype, length, hops=0):
+    return struct.pack("!BBBBI", mtype, 0, hops, 0, length)
+
+
+def hello(version=1, node=b"rogue", network=b"vnet"):
+    body = b"VNET" + struct.pack("!HHH", version, 0, 10)
+    body += bytes([len(node)]) + node + bytes([len(network)]) + network
+    return hdr(HELLO, len(body)) + body
+
+
+def frame():
+    eth = bytes.fromhex("ffffffffffff020000000099") + b"\x08\x06" + bytes(28)
+    return hdr(FRAME, 8 + len(eth), 16) + struct.pack("!II", 1, 1) + eth
+
+
+def tls_context():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.check_hostname = False
+    ctx.load_verify_locations(CA)
+    ctx.load_cert_chain(CERT, KEY)
+    return ctx
+
+
+def connect(tls):
+    s = socket.create_connection((HOST, PORT), timeout=5)
+    if tls:
+        s = tls_context().wrap_socket(s)
+    return s
+
+
+def closed_within(s, seconds):
+    """True once the peer has closed (EOF or reset) within seconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        s.settimeout(left)
+        try:
+            if not s.recv(65536):
+                return True
+        except socket.timeout:
+            return False
+        except (ConnectionError, ssl.SSLError, OSError):
+            return True
+
+
+def case(name, tls, payload, within=5.0, trickle=None):
+    """Connects, sends payload (or trickles it), expects to be closed."""
+    start = time.monotonic()
+    try:
+        s = connect(tls)
+    except (OSError, ssl.SSLError) as e:
+        with lock:
+            failures.append(name)
+        say("%s: cannot connect: %s" % (name, e))
+        return
+    try:
+        if trickle is not None:
+            # One byte at a time, never quite idle: a deadline must still
+            # end it, an idle timer would not.
+            for b in payload:
+                s.sendall(bytes([b]))
+                if closed_within(s, trickle):
+                    break
+        elif payload:
+            s.sendall(payload)
+        ok = closed_within(s, within)
+    except (ConnectionError, ssl.SSLError, OSError):
+        ok = True
+    took = time.monotonic() - start
+    s.close()
+    if not ok:
+        with lock:
+            failures.append(name)
+    say("%s: %s after %.1f s" % (name, "closed" if ok else "NOT CLOSED", took))
+
+
+def flood(n):
+    """n connections at once that say nothing: past the daemon's pending
+    limit the extra ones must be closed at once."""
+    socks = []
+    for _ in range(n):
+        try:
+            socks.append(socket.create_connection((HOST, PORT), timeout=5))
+        except OSError:
+            break
+    time.sleep(1)       # the daemon closes the extra ones at accept
+    shut = sum(1 for s in socks if closed_within(s, 0.05))
+    for s in socks:
+        s.close()
+    say("flood: %d connections, %d closed at once" % (len(socks), shut))
+    if shut == 0:
+        failures.append("flood")
+
+
+def main():
+    case("plain garbage to the TLS port", False, os.urandom(300))
+    case("garbage", True, b"\xff" * 64)
+    case("oversized hello length", True, hdr(HELLO, 0x7FFFFFFF))
+    case("oversized frame length", True, hdr(FRAME, 1 << 30))
+    case("wrong protocol version", True, hello(version=99))
+    case("frame before hello", True, frame())
+    flood(80)
+    # The slow ones together: each must end at the handshake deadline.
+    slow = [
+        threading.Thread(target=case, args=("silent TCP", False, b"",
+                                            HANDSHAKE_TIMEOUT + 4)),
+        threading.Thread(target=case, args=("silent after TLS", True, b"",
+                                            HANDSHAKE_TIMEOUT + 4)),
+        threading.Thread(target=case, args=("trickled hello", True, hello(),
+                                            HANDSHAKE_TIMEOUT + 4, 1.0)),
+    ]
+    for t in slow:
+        t.start()
+    for t in slow:
+        t.join()
+    if failures:
+        say("left open: " + ", ".join(failures))
+        return 1
+    return 0
+
+
+sys.exit(main())
