@@ -30,7 +30,7 @@ command -v nstat >/dev/null || skip "nstat (iproute2) is missing"
 node_add h1 1
 node_add h2 2
 vnetd_start h2 "node h2
-listen $(addr h2):$PORT
+listen $(addr h2):$PORT allow $UNDERLAY
 interface guest tap vtap0
 route $(guest_mac 2) any link h1
 route not-$(guest_mac 2) any interface guest"

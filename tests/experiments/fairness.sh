@@ -49,7 +49,7 @@ node_add rcv 2
 {
 	echo "node rcv"
 	echo "learn yes"
-	echo "listen $(addr rcv):$PORT"
+	echo "listen $(addr rcv):$PORT allow $UNDERLAY"
 	for i in $(seq 1 $N); do echo "interface r$i tap r$i"; done
 } >"$TMPD/rcv.conf"
 vnetd_start_file rcv "$TMPD/rcv.conf"

@@ -66,7 +66,7 @@ else
 	node_add far 2
 	vnetd_start host "node host
 learn yes
-listen $(addr host):$PORT
+listen $(addr host):$PORT allow $UNDERLAY
 interface srv tap srv
 $POLICY"
 	vnetd_start far "node far
