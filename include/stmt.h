@@ -38,6 +38,7 @@
  *   tls-cert FILE | tls-key FILE | tls-ca FILE | tls-crl FILE
  *   control-group GROUP
  *   user NAME
+ *   offload yes|no
  *
  * Options after ADDR:PORT and HOST:PORT come in any order, each at most
  * once; the printer writes them in the order above.  CIDR is an IPv4 or
@@ -94,6 +95,7 @@ enum stmt_kind {
 	STMT_TLS_CRL,
 	STMT_CONTROL_GROUP,
 	STMT_USER,
+	STMT_OFFLOAD,
 };
 
 enum stmt_op {

@@ -8,6 +8,7 @@
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
+#include "gso.h"
 #include "iface.h"
 #include "log.h"
 #include "wire.h"
@@ -33,7 +34,8 @@ iface_find(struct vnetd *d, const char *name)
 }
 
 void
-iface_input(struct iface *ifc, const uint8_t *eth, size_t len)
+iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
+    size_t len)
 {
 	struct vnetd	*d = ifc->d;
 
@@ -41,8 +43,8 @@ iface_input(struct iface *ifc, const uint8_t *eth, size_t len)
 		return;
 	ifc->c.frames_in++;
 	ifc->c.bytes_in += (uint64_t)len;
-	vnetd_forward(d, ifc->port, eth, len, WIRE_HOPS_DEFAULT, d->origin,
-	    d->seq++);
+	vnetd_forward(d, ifc->port, vh, eth, len, WIRE_HOPS_DEFAULT,
+	    d->origin, d->seq++);
 }
 
 /* Closes the device; the port stops carrying frames. */
@@ -105,7 +107,11 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 			iface_down(ifc, why);
 			return;
 		}
-		iface_input(ifc, d->rxbuf, (size_t)n);
+		if (!ifc->ops->vnet_hdr)
+			iface_input(ifc, NULL, d->rxbuf, (size_t)n);
+		else if ((size_t)n >= GSO_VNET_HDR_LEN)
+			iface_input(ifc, vnetd_vh(d->rxbuf), d->rxbuf +
+			    GSO_VNET_HDR_LEN, (size_t)n - GSO_VNET_HDR_LEN);
 	}
 }
 
@@ -248,10 +254,38 @@ iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-void
-iface_send(struct iface *ifc, const uint8_t *eth, size_t len)
+static void
+iface_write(struct iface *ifc, const uint8_t *eth, size_t len)
 {
-	if (!ifc->up || ifc->ops->write(ifc, eth, len) == -1) {
+	if (ifc->ops->write(ifc, eth, len) == -1) {
+		ifc->c.drops++;
+		return;
+	}
+	ifc->c.frames_out++;
+	ifc->c.bytes_out += len;
+}
+
+static void
+iface_write_cb(const uint8_t *eth, size_t len, void *arg)
+{
+	iface_write(arg, eth, len);
+}
+
+void
+iface_send(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
+    size_t len)
+{
+	if (!ifc->up) {
+		ifc->c.drops++;
+		return;
+	}
+	if (ifc->ops->write_vh == NULL) {
+		/* A device without offload gets what it can take. */
+		if (vnetd_cut(ifc->d, vh, eth, len, iface_write_cb, ifc) == -1)
+			ifc->c.drops++;
+		return;
+	}
+	if (ifc->ops->write_vh(ifc, vh, eth, len) == -1) {
 		ifc->c.drops++;
 		return;
 	}

@@ -144,6 +144,8 @@ static const struct keyword keywords[] = {
 	    args_account, "GROUP" },
 	{ "user",	STMT_USER,	STMT_OP_SET,
 	    args_account, "NAME" },
+	{ "offload",	STMT_OFFLOAD,	STMT_OP_SET,
+	    args_learn,	"yes or no" },
 };
 
 static const struct word show_words[] = {
@@ -1395,6 +1397,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    quote_path(st->path, path, sizeof(path)));
 	case STMT_KEEPALIVE:
 		return snprintf(buf, len, "%s %u", kw, st->num);
+	case STMT_OFFLOAD:
 	case STMT_LEARN:
 		return snprintf(buf, len, "%s %s", kw, st->flag ? "yes" : "no");
 	case STMT_INTERFACE:
@@ -1567,6 +1570,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		return strcmp(a->account, b->account) == 0;
 	case STMT_KEEPALIVE:
 		return a->num == b->num;
+	case STMT_OFFLOAD:
 	case STMT_LEARN:
 		return !a->flag == !b->flag;
 	case STMT_INTERFACE:
