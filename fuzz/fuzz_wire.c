@@ -44,7 +44,7 @@ check_frame(const uint8_t *p, size_t n, uint8_t hops)
 	if (f.len < WIRE_FRAME_MIN || f.len > WIRE_FRAME_MAX ||
 	    f.eth != p + WIRE_FRAME_PREFIX || f.len + WIRE_FRAME_PREFIX != n)
 		abort();
-	wire_frame_encode_prefix(pre, f.len, hops, f.origin, f.seq);
+	wire_frame_encode_prefix(pre, f.len, hops, f.origin, f.seq, f.vh);
 	if (wire_hdr_decode(pre, sizeof(pre), &h, &why) == -1 ||
 	    h.type != WIRE_FRAME || h.len != n ||
 	    memcmp(pre + WIRE_HDR_LEN, p, WIRE_FRAME_PREFIX) != 0)

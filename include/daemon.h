@@ -34,6 +34,9 @@ struct vnetd_stats {
 	uint64_t	duplicates;	/* frames dropped: seen before (cycles) */
 	uint64_t	bad_messages;	/* links closed for malformed input */
 	uint64_t	refused;	/* handshakes refused */
+	uint64_t	gso_cut;	/* offload frames cut for a peer or device */
+	uint64_t	gso_segments;	/* the frames they were cut into */
+	uint64_t	gso_bad;	/* offload frames that could not be cut */
 	uint64_t	tls_refused;	/* peer certificates we refused */
 	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
 	uint64_t	not_allowed;	/* connections not on a listener's allow list */
@@ -81,6 +84,8 @@ struct vnetd {
 	int			 exit_code;
 
 	uint8_t			*rxbuf;		/* one frame, read scratch */
+	uint8_t			*segbuf;	/* one segment being cut */
+	int			 offload;	/* TAP segmentation offload */
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
@@ -138,8 +143,22 @@ int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
  * The data path: one frame entered the daemon at port in (with the hop
  * limit and identity it carries); send it where forwarding says.
  */
-void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *eth,
-	    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
+void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *vh,
+	    const uint8_t *eth, size_t len, uint8_t hops, uint32_t origin,
+	    uint32_t seq);
+
+/*
+ * Offload frames (see gso.h): vh is the frame's 12-byte virtio-net header,
+ * or NULL for a frame that needs nothing done.  vnetd_vh() gives NULL for
+ * a header that asks for nothing, so that the data path can skip it.
+ * vnetd_cut() hands the frames a plain device or peer can take to cb:
+ * the frame itself, or its segments; 0, or -1 (counted) if it cannot.
+ */
+const uint8_t *vnetd_vh(const uint8_t *vh);
+/* 1 if the frame's TCP checksum is left for the device to finish. */
+int	 vnetd_partial(const uint8_t *vh);
+int	 vnetd_cut(struct vnetd *, const uint8_t *vh, const uint8_t *eth,
+	    size_t len, void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 uint64_t vnetd_now_ms(void);
 uint64_t vnetd_now_us(void);

@@ -50,7 +50,8 @@ struct fq {
 	uint32_t		 seed;
 	struct fq_flowlist	 new_flows, old_flows;
 	struct fq_buf		*pool;		/* free small buffers */
-	struct fq_flow		*flows;		/* FQ_FLOWS of them */
+	struct fq_flow		*flows;		/* FQ_FLOWS of them, or NULL */
+	struct aqm_params	 params;	/* every flow's */
 };
 
 int		 fq_init(struct fq *, size_t limit, size_t prefix,

@@ -52,11 +52,12 @@ int	gso_csum(const struct gso_hdr *, uint8_t *frame, size_t len);
  * each a complete frame with correct IP lengths and ids, TCP sequence
  * numbers, flags (FIN and PSH on the last only, CWR on the first only) and
  * checksums, built in buf (at least hdr + gso_size bytes) and passed to cb.
- * A frame without GSO gets its checksum completed and is passed whole.
+ * A frame without GSO is passed whole, its checksum completed in buf if it
+ * needs that.  The frame itself is never changed.
  * Returns the number of frames passed, or -1 if the frame is not one that
  * can be segmented (then nothing was passed).
  */
-int	gso_segment(const struct gso_hdr *, uint8_t *frame, size_t len,
+int	gso_segment(const struct gso_hdr *, const uint8_t *frame, size_t len,
 	    uint8_t *buf, size_t buflen,
 	    void (*cb)(const uint8_t *seg, size_t seglen, void *arg),
 	    void *arg);

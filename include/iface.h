@@ -33,6 +33,15 @@ struct iface_ops {
 	ssize_t		 (*read)(struct iface *, uint8_t *buf, size_t len);
 	/* Writes one frame: 0, or -1 (errno set) when it was dropped. */
 	int		 (*write)(struct iface *, const uint8_t *buf, size_t len);
+	/*
+	 * Optional, for a device that takes offload frames (gso.h): writes
+	 * one with its virtio-net header vh (NULL: none).  Without it, such
+	 * frames are cut into plain ones for write().
+	 */
+	int		 (*write_vh)(struct iface *, const uint8_t *vh,
+			    const uint8_t *eth, size_t len);
+	/* read() gives each frame after a virtio-net header. */
+	int		 vnet_hdr;
 	void		 (*close)(struct iface *);
 	/*
 	 * Optional: reads up to max frames, handing each to iface_input();
@@ -79,10 +88,12 @@ struct iface	*iface_find(struct vnetd *, const char *name);
 int		 iface_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
 int		 iface_del(struct vnetd *, const char *name, char *err, size_t errlen);
 void		 iface_free(struct iface *);
-void		 iface_send(struct iface *, const uint8_t *eth, size_t len);
+void		 iface_send(struct iface *, const uint8_t *vh, const uint8_t *eth,
+		    size_t len);
 const char	*iface_devname(const struct iface *);
 /* A frame read from the device: counts it and forwards it. */
-void		 iface_input(struct iface *, const uint8_t *eth, size_t len);
+void		 iface_input(struct iface *, const uint8_t *vh, const uint8_t *eth,
+		    size_t len);
 
 extern const struct iface_ops tap_ops;
 extern const struct iface_ops pcapif_ops;

@@ -133,8 +133,8 @@ void		 link_free(struct link *);
  * Queues one frame (counts a tail drop if the queue is full) and sends what
  * the scheduler lets go.
  */
-void		 link_send(struct link *, const uint8_t *eth, size_t len,
-		    uint8_t hops, uint32_t origin, uint32_t seq);
+void		 link_send(struct link *, const uint8_t *vh, const uint8_t *eth,
+		    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
 const char	*link_state_name(enum link_state);
 /*
  * `set-link NAME OPTIONS`: the options given replace those remembered for

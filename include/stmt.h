@@ -43,6 +43,7 @@
  *   vcc class NAME [match tcp-port P[,P..]] [match src CIDR]
  *       [match dst CIDR] [interface IFACE] [weight W] [rate RATE|none]
  *   del-vcc IFACE ecn | del-vcc share IFACE | del-vcc class NAME
+ *   offload yes|no
  *
  * Options after ADDR:PORT and HOST:PORT come in any order, each at most
  * once; the printer writes them in the order above.  CIDR is an IPv4 or
@@ -105,6 +106,7 @@ enum stmt_kind {
 	STMT_CONTROL_GROUP,
 	STMT_USER,
 	STMT_VCC,
+	STMT_OFFLOAD,
 };
 
 enum stmt_op {

@@ -13,8 +13,14 @@
  *   HELLO      first message each way: "VNET", u16 version, u16 capabilities,
  *              u16 keepalive seconds, u8 length + node name, u8 length +
  *              network name.  Nothing else may come before it.
- *   FRAME      u32 origin, u32 sequence, then one Ethernet frame (14 bytes to
- *              WIRE_FRAME_MAX).  hops is the remaining hop limit.
+ *   FRAME      u32 origin, u32 sequence, the frame's 12-byte offload header
+ *              (a virtio-net header, little-endian: all zero for a frame
+ *              that needs nothing done), then one Ethernet frame (14 bytes
+ *              to WIRE_FRAME_MAX).  hops is the remaining hop limit.  A
+ *              frame that asks for segmentation or a checksum (a TCP
+ *              super-frame of up to 64 KiB from a TAP with offload) goes
+ *              only to a peer whose hello announced WIRE_CAP_GSO; others
+ *              get it cut into ordinary frames first.
  *   KEEPALIVE  empty.
  *   BYE        empty; the sender is closing the link on purpose.
  *
@@ -29,13 +35,18 @@
 
 #define WIRE_VERSION		1
 #define WIRE_HDR_LEN		8
-#define WIRE_FRAME_PREFIX	8	/* origin, seq */
+#define WIRE_FRAME_PREFIX	20	/* origin, seq, offload header */
 #define WIRE_FRAME_MIN		14
-#define WIRE_FRAME_MAX		65536	/* jumbo and offload-sized frames */
+/* A 64 KiB IP packet of an offload super-frame and its Ethernet header. */
+#define WIRE_FRAME_MAX		(65536 + 32)
 #define WIRE_HELLO_MAX		(10 + 2 * 256)
 #define WIRE_PAYLOAD_MAX	(WIRE_FRAME_PREFIX + WIRE_FRAME_MAX)
 #define WIRE_HOPS_DEFAULT	16
 #define WIRE_NAME_MAX		31
+#define WIRE_VNET_HDR_LEN	12
+
+/* Hello capabilities. */
+#define WIRE_CAP_GSO		0x0001	/* takes offload frames */
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -62,6 +73,7 @@ struct wire_hello {
 struct wire_frame {
 	uint32_t	 origin;
 	uint32_t	 seq;
+	const uint8_t	*vh;		/* WIRE_VNET_HDR_LEN bytes */
 	const uint8_t	*eth;
 	size_t		 len;
 };
@@ -79,9 +91,12 @@ size_t	wire_hello_encode(uint8_t *out, size_t cap, const struct wire_hello *h);
 
 int	wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
 	    const char **why);
-/* Writes header and frame prefix (WIRE_HDR_LEN + WIRE_FRAME_PREFIX bytes). */
+/*
+ * Writes header and frame prefix (WIRE_HDR_LEN + WIRE_FRAME_PREFIX bytes);
+ * vh is the offload header, NULL for none (zeros).
+ */
 void	wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
-	    uint32_t origin, uint32_t seq);
+	    uint32_t origin, uint32_t seq, const uint8_t *vh);
 
 /* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
 void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);

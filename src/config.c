@@ -64,6 +64,7 @@ config_stmt_order(const struct stmt *st)
 	case STMT_CONTROL:
 	case STMT_KEEPALIVE:
 	case STMT_LEARN:
+	case STMT_OFFLOAD:
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
@@ -135,6 +136,9 @@ config_check_line(struct config *cf, size_t i,
 			break;
 		case STMT_LEARN:
 			kw = "learn";
+			break;
+		case STMT_OFFLOAD:
+			kw = "offload";
 			break;
 		case STMT_TLS_CERT:
 			kw = "tls-cert";

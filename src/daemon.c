@@ -28,6 +28,7 @@
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
+#include "gso.h"
 #include "iface.h"
 #include "link.h"
 #include "log.h"
@@ -89,10 +90,12 @@ vnetd_init(struct vnetd *d)
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
 	d->origin = arc4random();
 	d->rxbuf_len = WIRE_PAYLOAD_MAX;
+	d->offload = 1;
 	if ((d->rxbuf = malloc(d->rxbuf_len)) == NULL ||
 	    (d->txbuf = malloc(d->rxbuf_len)) == NULL ||
 	    (d->vcc = vcc_new(VCC_FLOWS_DEFAULT,
 	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
+	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
@@ -207,6 +210,7 @@ vnetd_free(struct vnetd *d)
 	free(d->rxbuf);
 	free(d->txbuf);
 	vcc_free(d->vcc);
+	free(d->segbuf);
 }
 
 SSL_CTX *
@@ -449,6 +453,8 @@ vnetd_startup_only(enum stmt_kind kind)
 	case STMT_TLS_CRL:
 	case STMT_CONTROL_GROUP:
 	case STMT_USER:
+	/* TAP devices are opened, and peers told, with it. */
+	case STMT_OFFLOAD:
 		return 1;
 	default:
 		return 0;
@@ -530,6 +536,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_LEARN:
 		fwd_set_learn(d->fwd, st->flag);
 		return 0;
+	case STMT_OFFLOAD:
+		d->offload = st->flag;
+		return 0;
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
 			return iface_del(d, st->name, err, errlen);
@@ -568,9 +577,54 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	return -1;
 }
 
+const uint8_t *
+vnetd_vh(const uint8_t *vh)
+{
+	struct gso_hdr	 h;
+
+	if (vh == NULL)
+		return NULL;
+	gso_hdr_decode(vh, &h);
+	return gso_is_plain(&h) ? NULL : vh;
+}
+
+int
+vnetd_partial(const uint8_t *vh)
+{
+	struct gso_hdr	 h;
+
+	if (vh == NULL)
+		return 0;
+	gso_hdr_decode(vh, &h);
+	return (h.flags & GSO_F_NEEDS_CSUM) != 0;
+}
+
+int
+vnetd_cut(struct vnetd *d, const uint8_t *vh, const uint8_t *eth, size_t len,
+    void (*cb)(const uint8_t *, size_t, void *), void *arg)
+{
+	struct gso_hdr	 h;
+	int		 n;
+
+	if (vh == NULL) {
+		cb(eth, len, arg);
+		return 0;
+	}
+	gso_hdr_decode(vh, &h);
+	if ((n = gso_segment(&h, eth, len, d->segbuf, WIRE_FRAME_MAX, cb,
+	    arg)) == -1) {
+		d->stats.gso_bad++;
+		return -1;
+	}
+	d->stats.gso_cut++;
+	d->stats.gso_segments += (uint64_t)n;
+	return 0;
+}
+
 void
-vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *eth,
-    size_t len, uint8_t hops, uint32_t origin, uint32_t seq)
+vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
+    const uint8_t *eth, size_t len, uint8_t hops, uint32_t origin,
+    uint32_t seq)
 {
 	struct fwd_port	**out;
 	enum fwd_how	  how;
@@ -594,13 +648,13 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *eth,
 		void *owner = fwd_port_owner(out[i]);
 
 		if (fwd_port_kind(out[i]) == FWD_IFACE) {
-			iface_send(owner, eth, len);
+			iface_send(owner, vh, eth, len);
 		} else {
 			if (hops == 0 || out_hops == 0) {
 				d->stats.hop_limit++;
 				continue;
 			}
-			link_send(owner, eth, len, out_hops, origin, seq);
+			link_send(owner, vh, eth, len, out_hops, origin, seq);
 		}
 		d->stats.frames_out++;
 	}
@@ -729,6 +783,9 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("hop_limit", d->stats.hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);
+	ROW("gso_cut", d->stats.gso_cut);
+	ROW("gso_segments", d->stats.gso_segments);
+	ROW("gso_bad", d->stats.gso_bad);
 	ROW("tls_refused", d->stats.tls_refused);
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);
@@ -897,6 +954,9 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	cb(&st, arg);
 	START(STMT_LEARN);
 	st.flag = fwd_get_learn(d->fwd);
+	cb(&st, arg);
+	START(STMT_OFFLOAD);
+	st.flag = d->offload;
 	cb(&st, arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);

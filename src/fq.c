@@ -8,18 +8,30 @@ int
 fq_init(struct fq *q, size_t limit, size_t prefix, const struct aqm_params *p,
     uint32_t seed)
 {
-	size_t	 i;
-
 	memset(q, 0, sizeof(*q));
 	q->limit = limit;
 	q->prefix = prefix;
 	q->seed = seed;
+	q->params = *p;
 	TAILQ_INIT(&q->new_flows);
 	TAILQ_INIT(&q->old_flows);
+	return 0;
+}
+
+/*
+ * The flow queues (about 140 KiB) are made when the first frame comes:
+ * a daemon with many links, most of them idle or down, keeps only what it
+ * uses resident.
+ */
+static int
+fq_flows_alloc(struct fq *q)
+{
+	size_t	 i;
+
 	if ((q->flows = calloc(FQ_FLOWS, sizeof(*q->flows))) == NULL)
 		return -1;
 	for (i = 0; i < FQ_FLOWS; i++)
-		aqm_init(&q->flows[i].aqm, p);
+		aqm_init(&q->flows[i].aqm, &q->params);
 	return 0;
 }
 
@@ -28,7 +40,8 @@ fq_set_params(struct fq *q, const struct aqm_params *p)
 {
 	size_t	 i;
 
-	for (i = 0; i < FQ_FLOWS; i++)
+	q->params = *p;
+	for (i = 0; q->flows != NULL && i < FQ_FLOWS; i++)
 		aqm_init(&q->flows[i].aqm, p);
 }
 
@@ -56,7 +69,7 @@ fq_flush(struct fq *q)
 	struct fq_buf	*b;
 	size_t		 i;
 
-	for (i = 0; i < FQ_FLOWS; i++) {
+	for (i = 0; q->flows != NULL && i < FQ_FLOWS; i++) {
 		f = &q->flows[i];
 		while ((b = f->head) != NULL) {
 			f->head = b->next;
@@ -130,6 +143,9 @@ fq_enqueue(struct fq *q, uint64_t now, const uint8_t *prefix,
 	struct fq_flow	*f;
 	struct fq_buf	*b;
 	size_t		 need = q->prefix + len;
+
+	if (q->flows == NULL && fq_flows_alloc(q) == -1)
+		return -1;
 
 	/* Small frames take a whole buffer: their number is bounded too. */
 	if (q->bytes + need > q->limit || q->count >= q->limit / 512 ||

@@ -66,8 +66,27 @@ gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 	return 0;
 }
 
+/* A frame that needs at most its checksum: completed in a copy. */
+static int
+gso_whole(const struct gso_hdr *h, const uint8_t *frame, size_t len,
+    uint8_t *buf, size_t buflen,
+    void (*cb)(const uint8_t *, size_t, void *), void *arg)
+{
+	if (!(h->flags & GSO_F_NEEDS_CSUM)) {
+		cb(frame, len, arg);
+		return 1;
+	}
+	if (buflen < len)
+		return -1;
+	memcpy(buf, frame, len);
+	if (gso_csum(h, buf, len) == -1)
+		return -1;
+	cb(buf, len, arg);
+	return 1;
+}
+
 int
-gso_segment(const struct gso_hdr *h, uint8_t *frame, size_t len,
+gso_segment(const struct gso_hdr *h, const uint8_t *frame, size_t len,
     uint8_t *buf, size_t buflen,
     void (*cb)(const uint8_t *, size_t, void *), void *arg)
 {
@@ -77,24 +96,16 @@ gso_segment(const struct gso_hdr *h, uint8_t *frame, size_t len,
 	uint32_t	 seq;
 	uint16_t	 id;
 
-	if (type == GSO_NONE) {
-		if (gso_csum(h, frame, len) == -1)
-			return -1;
-		cb(frame, len, arg);
-		return 1;
-	}
+	if (type == GSO_NONE)
+		return gso_whole(h, frame, len, buf, buflen, cb, arg);
 	if ((type != GSO_TCPV4 && type != GSO_TCPV6) || h->gso_size == 0)
 		return -1;
 	if (pkt_parse(&p, frame, len) != PKT_OK || !p.tcp || p.fragment ||
 	    p.ipver != (type == GSO_TCPV4 ? 4 : 6) || p.l3end != len)
 		return -1;
 	hlen = p.l4off + p.tcp_hlen;
-	if (len == hlen) {		/* nothing to cut */
-		if (gso_csum(h, frame, len) == -1)
-			return -1;
-		cb(frame, len, arg);
-		return 1;
-	}
+	if (len == hlen)		/* nothing to cut */
+		return gso_whole(h, frame, len, buf, buflen, cb, arg);
 	if (buflen < hlen + h->gso_size)
 		return -1;
 	seq = p.seq;

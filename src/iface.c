@@ -8,6 +8,7 @@
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
+#include "gso.h"
 #include "iface.h"
 #include "log.h"
 #include "vcc.h"
@@ -34,23 +35,31 @@ iface_find(struct vnetd *d, const char *name)
 }
 
 void
-iface_input(struct iface *ifc, const uint8_t *eth, size_t len)
+iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
+    size_t len)
 {
 	struct vnetd	*d = ifc->d;
+	uintptr_t	 at = (uintptr_t)eth, rx = (uintptr_t)d->rxbuf;
+	uint8_t		*out;
 
 	if (len < ETHER_HDR_LEN)
 		return;
 	ifc->c.frames_in++;
 	ifc->c.bytes_in += (uint64_t)len;
 	/*
-	 * What the guest sends is translated before forwarding; a rewrite
-	 * is made in rxbuf (in place when the frame is there already).
+	 * What the guest sends is translated before forwarding, in place
+	 * when the frame is in rxbuf already (a TAP's, behind its offload
+	 * header), else into rxbuf.  An offload frame's TCP checksum is the
+	 * device's to finish: the translation leaves it alone.
 	 */
-	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST,
-	    eth, len, d->rxbuf, 0, vnetd_now_us()) == VCC_REWRITTEN)
-		eth = d->rxbuf;
-	vnetd_forward(d, ifc->port, eth, len, WIRE_HOPS_DEFAULT, d->origin,
-	    d->seq++);
+	out = at >= rx && at < rx + d->rxbuf_len ? d->rxbuf + (at - rx) :
+	    d->rxbuf;
+	if (len <= d->rxbuf_len - (size_t)(out - d->rxbuf) &&
+	    vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST, eth, len, out,
+	    vnetd_partial(vh), vnetd_now_us()) == VCC_REWRITTEN)
+		eth = out;
+	vnetd_forward(d, ifc->port, vh, eth, len, WIRE_HOPS_DEFAULT,
+	    d->origin, d->seq++);
 }
 
 /* Closes the device; the port stops carrying frames. */
@@ -113,7 +122,11 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 			iface_down(ifc, why);
 			return;
 		}
-		iface_input(ifc, d->rxbuf, (size_t)n);
+		if (!ifc->ops->vnet_hdr)
+			iface_input(ifc, NULL, d->rxbuf, (size_t)n);
+		else if ((size_t)n >= GSO_VNET_HDR_LEN)
+			iface_input(ifc, vnetd_vh(d->rxbuf), d->rxbuf +
+			    GSO_VNET_HDR_LEN, (size_t)n - GSO_VNET_HDR_LEN);
 	}
 }
 
@@ -256,16 +269,45 @@ iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+iface_write(struct iface *ifc, const uint8_t *eth, size_t len)
+{
+	if (ifc->ops->write(ifc, eth, len) == -1) {
+		ifc->c.drops++;
+		return;
+	}
+	ifc->c.frames_out++;
+	ifc->c.bytes_out += len;
+}
+
+static void
+iface_write_cb(const uint8_t *eth, size_t len, void *arg)
+{
+	iface_write(arg, eth, len);
+}
+
 void
-iface_send(struct iface *ifc, const uint8_t *eth, size_t len)
+iface_send(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
+    size_t len)
 {
 	struct vnetd	*d = ifc->d;
 
 	/* Other ports may get the same frame: a rewrite goes to a copy. */
 	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_TO_GUEST,
-	    eth, len, d->txbuf, 0, vnetd_now_us()) == VCC_REWRITTEN)
+	    eth, len, d->txbuf, vnetd_partial(vh), vnetd_now_us()) ==
+	    VCC_REWRITTEN)
 		eth = d->txbuf;
-	if (!ifc->up || ifc->ops->write(ifc, eth, len) == -1) {
+	if (!ifc->up) {
+		ifc->c.drops++;
+		return;
+	}
+	if (ifc->ops->write_vh == NULL) {
+		/* A device without offload gets what it can take. */
+		if (vnetd_cut(ifc->d, vh, eth, len, iface_write_cb, ifc) == -1)
+			ifc->c.drops++;
+		return;
+	}
+	if (ifc->ops->write_vh(ifc, vh, eth, len) == -1) {
 		ifc->c.drops++;
 		return;
 	}

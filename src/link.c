@@ -420,6 +420,7 @@ conn_send_hello(struct conn *c)
 
 	memset(&h, 0, sizeof(h));
 	h.version = WIRE_VERSION;
+	h.caps = d->offload ? WIRE_CAP_GSO : 0;
 	h.keepalive = (uint16_t)d->keepalive;
 	snprintf(h.node, sizeof(h.node), "%s", d->node);
 	snprintf(h.network, sizeof(h.network), "%s", d->network);
@@ -762,7 +763,8 @@ conn_readcb(struct bufferevent *bev, void *arg)
 			l = c->link;
 			l->c.frames_in++;
 			l->c.bytes_in += f.len;
-			vnetd_forward(d, l->port, f.eth, f.len, h.hops,
+			vnetd_forward(d, l->port, vnetd_vh(f.vh), f.eth,
+			    f.len, h.hops,
 			    f.origin, f.seq);
 			/* Forwarding never closes this connection. */
 			break;
@@ -959,13 +961,44 @@ link_drain(struct link *l)
 	}
 }
 
-void
-link_send(struct link *l, const uint8_t *eth, size_t len, uint8_t hops,
-    uint32_t origin, uint32_t seq)
+struct link_cut {
+	struct link	*l;
+	uint8_t		 hops;
+};
+
+/* One segment of a frame cut for a peer that takes no offload frames. */
+static void
+link_cut_cb(const uint8_t *eth, size_t len, void *arg)
 {
+	struct link_cut	*lc = arg;
+	struct vnetd	*d = lc->l->d;
 	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
 
-	wire_frame_encode_prefix(pre, len, hops, origin, seq);
+	/* Each segment is a frame of its own, and gets its own identity. */
+	wire_frame_encode_prefix(pre, len, lc->hops, d->origin, d->seq++,
+	    NULL);
+	(void)sched_enqueue(&lc->l->sched, vnetd_now_us(), pre, eth, len);
+}
+
+void
+link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
+    uint8_t hops, uint32_t origin, uint32_t seq)
+{
+	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
+	struct link_cut	 lc = { l, hops };
+
+	/*
+	 * A peer that takes no offload frames gets them cut.  So does a link
+	 * with a rate: it is a bottleneck like a real link, and its queue,
+	 * marks and drops work per packet, not per 64 KiB of them.
+	 */
+	if (vh != NULL && (!(l->conn->hello.caps & WIRE_CAP_GSO) ||
+	    l->sched.opts.rate != 0)) {
+		(void)vnetd_cut(l->d, vh, eth, len, link_cut_cb, &lc);
+		link_drain(l);
+		return;
+	}
+	wire_frame_encode_prefix(pre, len, hops, origin, seq, vh);
 	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, eth, len) == -1)
 		return;
 	link_drain(l);

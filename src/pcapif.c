@@ -212,7 +212,7 @@ pcapif_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *bytes)
 		ifc->c.looped++;
 		return;
 	}
-	iface_input(ifc, bytes, h->caplen);
+	iface_input(ifc, NULL, bytes, h->caplen);
 }
 
 static int

@@ -155,7 +155,7 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 	static const enum stmt_kind fixed[] = {
 		STMT_NODE, STMT_NETWORK, STMT_CONTROL, STMT_TLS_CERT,
 		STMT_TLS_KEY, STMT_TLS_CA, STMT_TLS_CRL, STMT_CONTROL_GROUP,
-		STMT_USER
+		STMT_USER, STMT_OFFLOAD
 	};
 	static const enum stmt_kind settings[] = {
 		STMT_KEEPALIVE, STMT_LEARN
@@ -287,6 +287,10 @@ reload_effective(struct vnetd *d, const struct config *cf,
 	}
 	if (DEFAULT(STMT_LEARN))
 		list_add(l, &st);
+	if (DEFAULT(STMT_OFFLOAD)) {
+		st.flag = 1;
+		list_add(l, &st);
+	}
 #undef DEFAULT
 	return l->oom ? -1 : 0;
 }

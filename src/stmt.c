@@ -155,6 +155,8 @@ static const struct keyword keywords[] = {
 	    args_vcc,	VCC_USAGE },
 	{ "del-vcc",	STMT_VCC,	STMT_OP_DEL,
 	    args_vcc,	DELVCC_USAGE },
+	{ "offload",	STMT_OFFLOAD,	STMT_OP_SET,
+	    args_learn,	"yes or no" },
 };
 
 static const struct word show_words[] = {
@@ -1681,6 +1683,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    quote_path(st->path, path, sizeof(path)));
 	case STMT_KEEPALIVE:
 		return snprintf(buf, len, "%s %u", kw, st->num);
+	case STMT_OFFLOAD:
 	case STMT_LEARN:
 		return snprintf(buf, len, "%s %s", kw, st->flag ? "yes" : "no");
 	case STMT_INTERFACE:
@@ -1893,6 +1896,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		return strcmp(a->account, b->account) == 0;
 	case STMT_KEEPALIVE:
 		return a->num == b->num;
+	case STMT_OFFLOAD:
 	case STMT_LEARN:
 		return !a->flag == !b->flag;
 	case STMT_INTERFACE:

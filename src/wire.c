@@ -166,7 +166,8 @@ wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
 
 	rbuf_init(&b, p, n);
 	if (rbuf_get_u32(&b, &f->origin) == -1 ||
-	    rbuf_get_u32(&b, &f->seq) == -1) {
+	    rbuf_get_u32(&b, &f->seq) == -1 ||
+	    rbuf_get_ptr(&b, WIRE_VNET_HDR_LEN, &f->vh) == -1) {
 		*why = "short frame";
 		return -1;
 	}
@@ -181,7 +182,7 @@ wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
 
 void
 wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
-    uint32_t origin, uint32_t seq)
+    uint32_t origin, uint32_t seq, const uint8_t *vh)
 {
 	struct wire_hdr	 hdr;
 
@@ -192,6 +193,10 @@ wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
 	wire_hdr_encode(out, &hdr);
 	put_u32(out + WIRE_HDR_LEN, origin);
 	put_u32(out + WIRE_HDR_LEN + 4, seq);
+	if (vh != NULL)
+		memcpy(out + WIRE_HDR_LEN + 8, vh, WIRE_VNET_HDR_LEN);
+	else
+		memset(out + WIRE_HDR_LEN + 8, 0, WIRE_VNET_HDR_LEN);
 }
 
 void

@@ -61,6 +61,8 @@ static const struct {
 	{ "keepalive 010",			"keepalive 10" },
 	{ "learn yes",				"learn yes" },
 	{ "learn no",				"learn no" },
+	{ "offload yes",			"offload yes" },
+	{ "offload no",				"offload no" },
 	{ "interface g1 tap tapg1",		"interface g1 tap tapg1" },
 	{ "interface g1 tap",			"interface g1 tap" },
 	{ "interface g1 tap a.b_c-d0123456",
@@ -207,6 +209,7 @@ static const struct {
 	{ "control /a",				STMT_CONTROL,	STMT_OP_SET },
 	{ "keepalive 5",			STMT_KEEPALIVE,	STMT_OP_SET },
 	{ "learn no",				STMT_LEARN,	STMT_OP_SET },
+	{ "offload no",				STMT_OFFLOAD,	STMT_OP_SET },
 	{ "interface a tap",			STMT_INTERFACE,	STMT_OP_SET },
 	{ "add-interface a tap",		STMT_INTERFACE,	STMT_OP_SET },
 	{ "del-interface a",			STMT_INTERFACE,	STMT_OP_DEL },
@@ -525,6 +528,9 @@ static const struct {
 	    "learn: invalid value 'maybe' (expected yes or no)" },
 	{ "learn YES",			7,
 	    "learn: invalid value 'YES' (expected yes or no)" },
+	{ "offload",			8, "offload: expected yes or no" },
+	{ "offload on",			9,
+	    "offload: invalid value 'on' (expected yes or no)" },
 	{ "learn 1",			7,
 	    "learn: invalid value '1' (expected yes or no)" },
 	{ "learn yes no",		11, "learn: unexpected 'no'" },
@@ -1449,7 +1455,11 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	size_t			 i, len;
 
 	memset(st, 0, sizeof(*st));
-	st->kind = (enum stmt_kind)(STMT_NODE + rnd(state, STMT_USER));
+	/* vcc statements have their own tests (check_vcc). */
+	do
+		st->kind = (enum stmt_kind)(STMT_NODE + rnd(state,
+		    STMT_OFFLOAD));
+	while (st->kind == STMT_VCC);
 	switch (st->kind) {
 	case STMT_NODE:
 	case STMT_NETWORK:
@@ -1484,6 +1494,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		st->num = 1 + rnd(state, 3600);
 		break;
 	case STMT_LEARN:
+	case STMT_OFFLOAD:
 		st->flag = (int)rnd(state, 2);
 		break;
 	case STMT_INTERFACE:

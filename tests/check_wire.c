@@ -118,7 +118,8 @@ START_TEST(frame_roundtrip)
 
 	for (i = 0; i < 60; i++)
 		buf[WIRE_HDR_LEN + WIRE_FRAME_PREFIX + i] = (uint8_t)i;
-	wire_frame_encode_prefix(buf, 60, 16, 0xdeadbeef, 42);
+	wire_frame_encode_prefix(buf, 60, 16, 0xdeadbeef, 42,
+	    (const uint8_t *)"\x01\x01\x36\0\xa8\x05\x22\0\x10\0\0\0");
 	ck_assert_int_eq(wire_hdr_decode(buf, WIRE_HDR_LEN, &hdr, &why), 0);
 	ck_assert_uint_eq(hdr.type, WIRE_FRAME);
 	ck_assert_uint_eq(hdr.hops, 16);
@@ -129,6 +130,16 @@ START_TEST(frame_roundtrip)
 	ck_assert_uint_eq(f.seq, 42);
 	ck_assert_uint_eq(f.len, 60);
 	ck_assert_ptr_eq(f.eth, buf + WIRE_HDR_LEN + WIRE_FRAME_PREFIX);
+	/* The offload header travels unchanged, just before the frame. */
+	ck_assert_ptr_eq(f.vh, f.eth - WIRE_VNET_HDR_LEN);
+	ck_assert_int_eq(memcmp(f.vh, "\x01\x01\x36\0\xa8\x05\x22\0\x10\0\0\0",
+	    WIRE_VNET_HDR_LEN), 0);
+	/* No header given: zeros. */
+	wire_frame_encode_prefix(buf, 60, 16, 1, 2, NULL);
+	ck_assert_int_eq(wire_frame_decode(buf + WIRE_HDR_LEN, WIRE_FRAME_PREFIX +
+	    60, &f, &why), 0);
+	ck_assert_int_eq(memcmp(f.vh, "\0\0\0\0\0\0\0\0\0\0\0\0",
+	    WIRE_VNET_HDR_LEN), 0);
 	ck_assert_int_eq(memcmp(f.eth + 10, (uint8_t[]){ 10, 11, 12 }, 3), 0);
 	/* Runt frames: shorter than an Ethernet header. */
 	ck_assert_int_eq(wire_frame_decode(buf + WIRE_HDR_LEN,
