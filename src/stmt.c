@@ -1935,55 +1935,41 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	return 0;
 }
 
-int
-stmt_valid_name(const char *s)
+/* 1 if s is 1..max characters of [A-Za-z0-9._-]. */
+static int
+name_chars(const char *s, size_t max)
 {
 	size_t	 i;
 
-	if (!is_alnum(s[0]))
+	if (s[0] == '\0')
 		return 0;
-	for (i = 1; s[i] != '\0'; i++) {
-		if (i >= STMT_NAME_MAX)
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= max)
 			return 0;
 		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
 		    s[i] != '-')
 			return 0;
 	}
 	return 1;
+}
+
+int
+stmt_valid_name(const char *s)
+{
+	return is_alnum(s[0]) && name_chars(s, STMT_NAME_MAX);
 }
 
 /* Linux also refuses "." and "..", which would name directories in sysfs. */
 int
 stmt_valid_dev(const char *s)
 {
-	size_t	 i;
-
-	if (s[0] == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return 0;
-	for (i = 0; s[i] != '\0'; i++) {
-		if (i >= STMT_DEV_MAX)
-			return 0;
-		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
-		    s[i] != '-')
-			return 0;
-	}
-	return 1;
+	return strcmp(s, ".") != 0 && strcmp(s, "..") != 0 &&
+	    name_chars(s, STMT_DEV_MAX);
 }
 
 /* Portable user and group names (POSIX), as useradd takes them. */
 int
 stmt_valid_account(const char *s)
 {
-	size_t	 i;
-
-	if (s[0] == '\0' || s[0] == '-')
-		return 0;
-	for (i = 0; s[i] != '\0'; i++) {
-		if (i >= STMT_ACCOUNT_MAX)
-			return 0;
-		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '_' &&
-		    s[i] != '-')
-			return 0;
-	}
-	return 1;
+	return s[0] != '-' && name_chars(s, STMT_ACCOUNT_MAX);
 }

@@ -314,16 +314,8 @@ guest_ip() { printf '10.77.0.%d' "$1"; }
 # created in its namespace, into a new namespace GUEST, with MAC guest_mac N
 # and address guest_ip N/24.
 guest_add() {
-	local guest=$1 d=$2 dev=$3 n=$4 gns
-	mkns "$guest"
-	gns=$(ns "$guest")
-	G_NS[$guest]=$gns
-	wait_for 10 ip -n "${D_NS[$d]}" link show "$dev" ||
-		fail "vnetd $d did not create TAP device $dev"
-	ip -n "${D_NS[$d]}" link set "$dev" netns "$gns"
-	ip -n "$gns" link set "$dev" address "$(guest_mac "$n")"
-	ip -n "$gns" link set "$dev" up
-	ip -n "$gns" addr add "$(guest_ip "$n")/24" dev "$dev"
+	guest_add_bare "$@"
+	ip -n "${G_NS[$1]}" addr add "$(guest_ip "$4")/24" dev "$3"
 }
 
 # in_guest GUEST CMD...: runs CMD in the guest's namespace.
