@@ -76,7 +76,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (f[p.l3off + 10] << 8 | f[p.l3off + 11]))
 			abort();
 	}
-	segs.cut = (h.gso_type & ~GSO_ECN) != GSO_NONE;
+	/* Segments are built only from a TCP frame with payload to cut. */
+	segs.cut = (h.gso_type & ~GSO_ECN) != GSO_NONE &&
+	    pkt_parse(&p, f, len) == PKT_OK && p.tcp &&
+	    len > p.l4off + p.tcp_hlen;
 	(void)gso_segment(&h, f, len, segbuf, sizeof(segbuf), seg_cb, &segs);
 	free(f);
 	return 0;
