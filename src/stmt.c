@@ -65,7 +65,7 @@ struct word {
 
 static int	args_name(struct parser *, struct stmt *);
 static int	args_listen(struct parser *, struct stmt *);
-static int	args_control(struct parser *, struct stmt *);
+static int	args_path(struct parser *, struct stmt *);
 static int	args_keepalive(struct parser *, struct stmt *);
 static int	args_learn(struct parser *, struct stmt *);
 static int	args_interface(struct parser *, struct stmt *);
@@ -75,7 +75,6 @@ static int	args_show(struct parser *, struct stmt *);
 static int	args_none(struct parser *, struct stmt *);
 static int	args_save(struct parser *, struct stmt *);
 static int	args_set_link(struct parser *, struct stmt *);
-static int	args_path(struct parser *, struct stmt *);
 static int	args_account(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
 
@@ -102,7 +101,7 @@ static const struct keyword keywords[] = {
 	{ "listen",	STMT_LISTEN,	STMT_OP_SET,
 	    args_listen,	"ADDR:PORT" },
 	{ "control",	STMT_CONTROL,	STMT_OP_SET,
-	    args_control,	"PATH" },
+	    args_path,	"PATH" },
 	{ "keepalive",	STMT_KEEPALIVE,	STMT_OP_SET,
 	    args_keepalive,	"SECONDS (1..3600)" },
 	{ "learn",	STMT_LEARN,	STMT_OP_SET,
@@ -749,8 +748,9 @@ path_arg(struct parser *p, int i, char path[STMT_PATH_MAX + 1])
 	return 0;
 }
 
+/* control, tls-cert, tls-key, tls-ca, tls-crl: an absolute path. */
 static int
-args_control(struct parser *p, struct stmt *st)
+args_path(struct parser *p, struct stmt *st)
 {
 	if (path_arg(p, 1, st->path) == -1)
 		return -1;
@@ -772,30 +772,6 @@ static int
 args_none(struct parser *p, struct stmt *st)
 {
 	return end(p, 1);
-}
-
-/* control, tls-cert, tls-key, tls-ca, tls-crl: an absolute path. */
-static int
-args_path(struct parser *p, struct stmt *st)
-{
-	const struct token	*t;
-	char			 b[SHOW_LEN];
-	size_t			 len;
-
-	if ((t = arg(p, 1)) == NULL)
-		return -1;
-	len = strlen(t->s);
-	if (len == 0)
-		return fail(p, t->col, "empty path");
-	/* The daemon changes directory; a relative path would move. */
-	if (t->s[0] != '/')
-		return fail(p, t->col, "path '%s' is not absolute",
-		    show(b, t->s));
-	if (len > STMT_PATH_MAX)
-		return fail(p, t->col, "path too long (max %d characters)",
-		    STMT_PATH_MAX);
-	memcpy(st->path, t->s, len + 1);
-	return end(p, 2);
 }
 
 static int
