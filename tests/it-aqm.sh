@@ -58,15 +58,7 @@ if vctl h2 show link nosuch 2>/dev/null; then
 fi
 vctl h2 set-link h1 rate none aqm fq_codel || fail "set-link refused"
 
-iperf_listening() { in_guest g2 ss -Hltn 'sport = :5201' | grep -q .; }
-in_guest g2 iperf3 -s >/dev/null 2>&1 &
-EXTRA_PIDS+=("$!")
-wait_for 10 iperf_listening || fail "iperf3 server does not listen"
-
-# counter GUEST NAME: one absolute counter of the guest's namespace.
-counter() {
-	in_guest "$1" nstat -asz "$2" | awk -v n="$2" '$1 == n { print $2 }'
-}
+iperf_server g2
 
 # goodput SECONDS: bits/s the receiver got in an iperf3 run from guest 1,
 # the first two seconds (slow start) left out.
@@ -91,8 +83,8 @@ say "ECN guest: 10 s at 10mbit"
 for g in g1 g2; do
 	in_guest "$g" sysctl -qw net.ipv4.tcp_ecn=1
 done
-ce0=$(counter g2 IpExtInCEPkts)
-dce0=$(counter g1 TcpExtTCPDeliveredCE)
+ce0=$(guest_counter g2 IpExtInCEPkts)
+dce0=$(guest_counter g1 TcpExtTCPDeliveredCE)
 got=$(goodput 10)
 say "goodput $got bit/s, expected $EXPECT (rate $RATE less headers)"
 if ! within "$got"; then
@@ -105,8 +97,8 @@ fi
 marks=$(link_field h1 h2 ce_marks)
 aqmd=$(link_field h1 h2 aqm_drops)
 tail=$(link_field h1 h2 tail_drops)
-ce=$(($(counter g2 IpExtInCEPkts) - ce0))
-dce=$(($(counter g1 TcpExtTCPDeliveredCE) - dce0))
+ce=$(($(guest_counter g2 IpExtInCEPkts) - ce0))
+dce=$(($(guest_counter g1 TcpExtTCPDeliveredCE) - dce0))
 say "daemon: ce_marks $marks aqm_drops $aqmd tail_drops $tail;" \
 	"receiver IpExtInCEPkts +$ce, sender TcpExtTCPDeliveredCE +$dce"
 vctl h1 show link h2

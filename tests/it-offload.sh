@@ -42,10 +42,7 @@ route not-$(guest_mac 1) any interface guest"
 	wait_link_up "${P}1" "${P}2"
 	wait_for 15 gping "${P}g1" "$(guest_ip 2)" ||
 		fail "guest 1 cannot ping guest 2"
-	in_guest "${P}g2" iperf3 -s >/dev/null 2>&1 &
-	EXTRA_PIDS+=("$!")
-	wait_for 10 bash -c "ip netns exec '$(ns "${P}g2")' ss -Hltn 'sport = :5201' | grep -q ." ||
-		fail "iperf3 server does not listen"
+	iperf_server "${P}g2"
 }
 
 # transfer: 2 s of iperf3 from guest 1 to guest 2; fails unless it completes.

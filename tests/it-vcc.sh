@@ -49,14 +49,7 @@ wait_for 15 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2"
 vctl h1 show config | grep -qxF "vcc guest ecn virtual" ||
 	fail "show config lacks the policy: $(vctl h1 show config)"
 
-iperf_listening() { in_guest g2 ss -Hltn 'sport = :5201' | grep -q .; }
-in_guest g2 iperf3 -s >/dev/null 2>&1 &
-EXTRA_PIDS+=("$!")
-wait_for 10 iperf_listening || fail "iperf3 server does not listen"
-
-counter() {
-	in_guest "$1" nstat -asz "$2" | awk -v n="$2" '$1 == n { print $2 }'
-}
+iperf_server g2
 
 # flow_field DAEMON COLUMN: a column of `show flows` for the data flow to
 # port 5201, the one with the most ECN-capable data (iperf3 opens a control
@@ -79,10 +72,10 @@ marked_and_cut() {
 		((cuts >= 2 && ect >= 500))
 }
 
-rt0=$(counter g1 TcpRetransSegs)
-tlp0=$(counter g1 TcpExtTCPLossProbes)
-cs0=$(counter g2 TcpInCsumErrors)
-ecn0=$(counter g1 TcpExtTCPDeliveredCE)
+rt0=$(guest_counter g1 TcpRetransSegs)
+tlp0=$(guest_counter g1 TcpExtTCPLossProbes)
+cs0=$(guest_counter g2 TcpInCsumErrors)
+ecn0=$(guest_counter g1 TcpExtTCPDeliveredCE)
 say "guest 1 (tcp_ecn=0) sends 8 s across the 10mbit link"
 in_guest g1 iperf3 -c "$(guest_ip 2)" -t 8 -f k >"$TMPD/iperf.out" 2>&1 &
 ipid=$!
@@ -101,10 +94,10 @@ printf '%s\n%s\n' "$near" "$far"
 wait "$ipid" || fail "iperf3 failed: $(cat "$TMPD/iperf.out")"
 grep -E 'sender|receiver' "$TMPD/iperf.out"
 
-rt=$(($(counter g1 TcpRetransSegs) - rt0))
-tlp=$(($(counter g1 TcpExtTCPLossProbes) - tlp0))
-cs=$(($(counter g2 TcpInCsumErrors) - cs0))
-gce=$(($(counter g1 TcpExtTCPDeliveredCE) - ecn0))
+rt=$(($(guest_counter g1 TcpRetransSegs) - rt0))
+tlp=$(($(guest_counter g1 TcpExtTCPLossProbes) - tlp0))
+cs=$(($(guest_counter g2 TcpInCsumErrors) - cs0))
+gce=$(($(guest_counter g1 TcpExtTCPDeliveredCE) - ecn0))
 marks=$(link_field h1 h2 ce_marks)
 aqmd=$(link_field h1 h2 aqm_drops)
 tail=$(link_field h1 h2 tail_drops)

@@ -325,6 +325,21 @@ in_guest() {
 	ip netns exec "${G_NS[$guest]}" "$@"
 }
 
+# iperf_server GUEST: an iperf3 server in the guest, stopped by the cleanup;
+# returns once it listens on port 5201.
+iperf_server() {
+	in_guest "$1" iperf3 -s >/dev/null 2>&1 &
+	EXTRA_PIDS+=("$!")
+	wait_for 10 bash -c "ip netns exec '${G_NS[$1]}' ss -Hltn 'sport = :5201' | grep -q ." ||
+		fail "iperf3 server in $1 does not listen"
+}
+
+# guest_counter GUEST NAME: one absolute counter of the guest's namespace
+# (nstat's name, e.g. TcpRetransSegs).
+guest_counter() {
+	in_guest "$1" nstat -asz "$2" | awk -v n="$2" '$1 == n { print $2 }'
+}
+
 # gping GUEST IP: one ping, 1 s timeout; succeeds when the reply arrives.
 gping() {
 	in_guest "$1" ping -n -q -c 1 -W 1 "$2" >/dev/null 2>&1
