@@ -109,7 +109,11 @@ say "link: ce_marks $marks aqm_drops $aqmd tail_drops $tail;" \
 [[ $h2ecn == native ]] || fail "guest 2's side did not see ECN negotiated: $far"
 ((ect >= 500)) || fail "guest 2 received only $ect ECN-capable data segments"
 ((marks > 0)) || fail "the link marked nothing"
-((aqmd == 0)) || fail "the AQM dropped $aqmd packets: the data was not ECN-capable"
+# A dropped data segment would be retransmitted, which is checked below;
+# what else the AQM may drop while it signals is what is not ECN-capable
+# at all (an ARP request, a SYN, the iperf3 control connection's ACKs):
+# one or two such in a run.
+((aqmd <= 2)) || fail "the AQM dropped $aqmd packets: the data was not ECN-capable"
 
 # The window halved on marks, on guest 1's side; the guest saw none of it.
 [[ $h1ecn == virtual ]] || fail "the flow is not virtual-ECN: $near"
