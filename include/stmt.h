@@ -273,6 +273,12 @@ char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len
 #define STMT_CIDR_STRLEN	(46 + 4)
 char	*stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len);
 
+/*
+ * The keyword of a kind and op as the printer writes it ("link",
+ * "del-link", "tls-cert"); NULL if there is none.
+ */
+const char *stmt_keyword(enum stmt_kind, enum stmt_op);
+
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);
 

@@ -107,8 +107,8 @@ config_check_line(struct config *cf, size_t i,
 	    st->kind == STMT_RELOAD || st->kind == STMT_SAVE) {
 		report(errf, arg, cf->file, cl->line,
 		    "'%s' is a command, not a configuration statement",
-		    st->kind == STMT_SHOW ? "show" : st->kind == STMT_RELOAD ?
-		    "reload" : st->kind == STMT_SAVE ? "save" : "del-");
+		    st->op == STMT_OP_DEL ? "del-" :
+		    stmt_keyword(st->kind, st->op));
 		return 1;
 	}
 	if (st->kind == STMT_INTERFACE && st->filter[0] != '\0' &&
@@ -123,40 +123,19 @@ config_check_line(struct config *cf, size_t i,
 			continue;
 		switch (st->kind) {
 		case STMT_NODE:
-			kw = "node";
-			break;
 		case STMT_NETWORK:
-			kw = "network";
-			break;
 		case STMT_CONTROL:
-			kw = "control";
-			break;
 		case STMT_KEEPALIVE:
-			kw = "keepalive";
-			break;
 		case STMT_LEARN:
-			kw = "learn";
-			break;
 		case STMT_OFFLOAD:
-			kw = "offload";
-			break;
 		case STMT_TLS_CERT:
-			kw = "tls-cert";
-			break;
 		case STMT_TLS_KEY:
-			kw = "tls-key";
-			break;
 		case STMT_TLS_CA:
-			kw = "tls-ca";
-			break;
 		case STMT_TLS_CRL:
-			kw = "tls-crl";
-			break;
 		case STMT_CONTROL_GROUP:
-			kw = "control-group";
-			break;
 		case STMT_USER:
-			kw = "user";
+			/* Settings: one each. */
+			kw = stmt_keyword(st->kind, STMT_OP_SET);
 			break;
 		case STMT_INTERFACE:
 			if (strcmp(o->st.name, st->name) == 0) {

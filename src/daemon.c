@@ -501,14 +501,11 @@ int
 vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
     size_t errlen)
 {
-	char	 kw[STMT_LINE_MAX];
-
 	/* Links and the control socket are made with these: restart. */
 	if (runtime && vnetd_startup_only(st->kind)) {
-		stmt_print(st, kw, sizeof(kw));
-		kw[strcspn(kw, " ")] = '\0';
 		snprintf(err, errlen, "%s: can only be set in the "
-		    "configuration file (restart vnetd to change it)", kw);
+		    "configuration file (restart vnetd to change it)",
+		    stmt_keyword(st->kind, st->op));
 		return -1;
 	}
 	if ((st->kind == STMT_LISTEN || (st->kind == STMT_LINK &&

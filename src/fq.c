@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "fq.h"
+#include "hash.h"
 #include "pkt.h"
 
 int
@@ -99,38 +100,28 @@ fq_free(struct fq *q)
 	q->flows = NULL;
 }
 
-static uint32_t
-mix(uint32_t h, const uint8_t *p, size_t n)
-{
-	size_t	 i;
-
-	/* FNV-1a; the seed keeps peers from aiming at one queue. */
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
 size_t
 fq_hash(const struct fq *q, const uint8_t *frame, size_t len)
 {
 	struct pkt	 p;
-	uint32_t	 h = 2166136261u ^ q->seed;
+	/* The seed keeps peers from aiming at one queue. */
+	uint32_t	 h = HASH_FNV_BASIS ^ q->seed;
 	uint8_t		 ports[4];
 	size_t		 alen;
 
 	if (pkt_parse(&p, frame, len) != PKT_OK || p.ipver == 0) {
-		h = mix(h, frame, len < 14 ? len : 14);
+		h = hash_fnv1a(h, frame, len < 14 ? len : 14);
 	} else {
 		alen = p.ipver == 4 ? 4 : 16;
-		h = mix(h, p.saddr, alen);
-		h = mix(h, p.daddr, alen);
-		h = mix(h, &p.proto, 1);
+		h = hash_fnv1a(h, p.saddr, alen);
+		h = hash_fnv1a(h, p.daddr, alen);
+		h = hash_fnv1a(h, &p.proto, 1);
 		if (p.tcp) {
 			ports[0] = (uint8_t)(p.sport >> 8);
 			ports[1] = (uint8_t)p.sport;
 			ports[2] = (uint8_t)(p.dport >> 8);
 			ports[3] = (uint8_t)p.dport;
-			h = mix(h, ports, sizeof(ports));
+			h = hash_fnv1a(h, ports, sizeof(ports));
 		}
 	}
 	return h % FQ_FLOWS;

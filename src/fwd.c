@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "fwd.h"
 
 #define SEEN_MAX	8192		/* (origin, seq) pairs remembered */
@@ -137,12 +138,10 @@ mac_hash(const uint8_t m[ETHER_ADDR_LEN])
 static uint32_t
 port_hash(enum fwd_kind kind, const char *name)
 {
-	uint32_t	h = 2166136261u;	/* FNV-1a */
+	uint8_t		k = (uint8_t)kind;
 
-	h = (h ^ (uint32_t)kind) * 16777619u;
-	for (; *name != '\0'; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h;
+	return hash_fnv1a(hash_fnv1a(HASH_FNV_BASIS, &k, 1), name,
+	    strlen(name));
 }
 
 static size_t

@@ -221,8 +221,8 @@ keyword_lookup(const char *s)
 	return NULL;
 }
 
-static const char *
-keyword_word(enum stmt_kind kind, enum stmt_op op)
+const char *
+stmt_keyword(enum stmt_kind kind, enum stmt_op op)
 {
 	size_t	 i;
 
@@ -1624,7 +1624,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	const char	*kw, *w;
 	int		 n;
 
-	if ((kw = keyword_word(st->kind, st->op)) == NULL)
+	if ((kw = stmt_keyword(st->kind, st->op)) == NULL)
 		goto bad;
 	switch (st->kind) {
 	case STMT_NODE:

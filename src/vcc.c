@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "pkt.h"
 #include "vcc.h"
 
@@ -459,16 +460,16 @@ static uint32_t
 key_hash(const struct vcc *v, const struct vcc_if *vif,
     const struct vcc_key *k)
 {
-	const uint8_t	*p = (const uint8_t *)k;
 	uintptr_t	 ip = (uintptr_t)vif;
-	uint32_t	 h = 2166136261u ^ v->seed;
+	uint8_t		 ipb[sizeof(ip)];
+	uint32_t	 h;
 	size_t		 i;
 
-	/* FNV-1a, seeded, over the key and the interface. */
-	for (i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 16777619u;
+	/* Seeded, over the key and the interface (its bytes, low first). */
 	for (i = 0; i < sizeof(ip); i++, ip >>= 8)
-		h = (h ^ (uint8_t)ip) * 16777619u;
+		ipb[i] = (uint8_t)ip;
+	h = hash_fnv1a(HASH_FNV_BASIS ^ v->seed, k, sizeof(*k));
+	h = hash_fnv1a(h, ipb, sizeof(ipb));
 	return h ^ (h >> 15);
 }
 
