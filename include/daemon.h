@@ -18,6 +18,7 @@ struct event_base;
 struct evdns_base;
 struct event;
 struct evbuffer;
+struct evconnlistener;
 struct fwd;
 struct fwd_port;
 struct control;
@@ -161,6 +162,12 @@ int	 vnetd_cut(struct vnetd *, const uint8_t *vh, const uint8_t *eth,
 	    size_t len, void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 uint64_t vnetd_now_ms(void);
+
+/*
+ * accept() failed (out of descriptors, most likely): stop accepting on lev
+ * for a second, instead of spinning on a listener that stays readable.
+ */
+void	 vnetd_accept_pause(struct evconnlistener *);
 uint64_t vnetd_now_us(void);
 
 /* The node name used when the configuration has no node statement. */

@@ -164,21 +164,10 @@ control_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 }
 
 static void
-control_resume_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	evconnlistener_enable(arg);
-}
-
-static void
 control_errorcb(struct evconnlistener *lev, void *arg)
 {
-	struct control	*ctl = arg;
-	struct timeval	 tv = { 1, 0 };
-
 	log_warn("control: accept");
-	evconnlistener_disable(lev);
-	event_base_once(ctl->d->base, -1, EV_TIMEOUT, control_resume_cb, lev,
-	    &tv);
+	vnetd_accept_pause(lev);
 }
 
 /* 1 if a daemon answers on path. */

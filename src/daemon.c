@@ -259,21 +259,26 @@ listener_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 }
 
 static void
-listener_resume_cb(evutil_socket_t fd, short ev, void *arg)
+accept_resume_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	evconnlistener_enable(arg);
 }
 
-/* Out of descriptors: pause accepting for a second instead of spinning. */
+void
+vnetd_accept_pause(struct evconnlistener *lev)
+{
+	struct timeval	 tv = { 1, 0 };
+
+	evconnlistener_disable(lev);
+	event_base_once(evconnlistener_get_base(lev), -1, EV_TIMEOUT,
+	    accept_resume_cb, lev, &tv);
+}
+
 static void
 listener_errorcb(struct evconnlistener *lev, void *arg)
 {
-	struct vnetd	*d = arg;
-	struct timeval	 tv = { 1, 0 };
-
 	log_warn("accept");
-	evconnlistener_disable(lev);
-	event_base_once(d->base, -1, EV_TIMEOUT, listener_resume_cb, lev, &tv);
+	vnetd_accept_pause(lev);
 }
 
 static struct evconnlistener *
