@@ -128,7 +128,8 @@ stat_at_least h1 vcc_ect_set 1000 || fail "vcc_ect_set: $(stat_value h1 vcc_ect_
 # No retransmissions: nothing was lost on the way.
 ((tail == 0)) || fail "$tail frames dropped at the link's tail"
 ((tlp <= 2)) || fail "guest 1 sent $tlp tail loss probes"
-((rt - tlp == 0)) || fail "guest 1 retransmitted $((rt - tlp)) segments (besides $tlp loss probes) with nothing dropped"
+# A loss probe may carry new data, and then counts as no retransmission.
+((rt <= tlp)) || fail "guest 1 retransmitted $((rt - tlp)) segments (besides $tlp loss probes) with nothing dropped"
 
 say "without the policy: guest 1's next flow leaves untouched"
 vctl h1 del-vcc guest ecn || fail "del-vcc failed"
