@@ -64,6 +64,14 @@ struct link;
 #define LINK_OUT_LOW		(16 * 1024)
 #define LINK_NOTSENT_LOWAT	(64 * 1024)
 #define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
+/*
+ * A connection's receive buffer: messages are handled where they arrived;
+ * room for several of the largest, so that moving a partial one to the
+ * front is rare.  Up to LINK_RX_READS reads per wake-up.
+ */
+#define LINK_RX_SIZE		(512 * 1024)
+#define LINK_RX_READS		4
+#define LINK_RCVLOWAT_MAX	(128 * 1024)
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -95,6 +103,11 @@ struct conn {
 	struct event		*ev_keepalive;
 	int			 tls;
 	struct event		*ev_deadline;	/* handshake, until UP */
+	struct event		*ev_read;	/* plain: the socket's */
+	uint8_t			*rx;		/* LINK_RX_SIZE, or NULL */
+	size_t			 rx_off, rx_end;	/* unread: [off, end) */
+	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
+	const char		*fail;		/* why, when it must close */
 };
 
 struct link_counters {

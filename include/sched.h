@@ -91,6 +91,14 @@ int	 sched_enqueue(struct sched *, uint64_t now, const uint8_t *prefix,
  */
 enum sched_result sched_dequeue(struct sched *, uint64_t now,
 	    struct lq_item *it, uint64_t *wait);
+/*
+ * Whether a frame may go out at once, past the queue: nothing waits and
+ * no rate paces the link.  Such a frame is then reported with
+ * sched_bypassed() (a sojourn of 0; the AQM sees an empty queue), so that
+ * it counts as if it had passed through.
+ */
+int	 sched_may_bypass(const struct sched *);
+void	 sched_bypassed(struct sched *, uint64_t now);
 /* Throws the queue away (counted as flushed). */
 void	 sched_flush(struct sched *);
 /* Frames and bytes (prefixes included) queued. */

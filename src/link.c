@@ -1,5 +1,9 @@
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+
+#include <linux/sockios.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -31,6 +36,7 @@ static void	link_schedule(struct link *);
 static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	conn_readcb(struct bufferevent *, void *);
+static void	conn_sockreadcb(evutil_socket_t, short, void *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
@@ -406,8 +412,45 @@ conn_free(struct conn *c)
 		event_free(c->ev_keepalive);
 	if (c->ev_deadline != NULL)
 		event_free(c->ev_deadline);
+	if (c->ev_read != NULL)
+		event_free(c->ev_read);
 	bufferevent_free(c->bev);
+	free(c->rx);
 	free(c);
+}
+
+/*
+ * Starts reading.  A TLS connection's bufferevent reads (and decrypts);
+ * a plain one's socket is read here, into the connection's own buffer, so
+ * that a read takes what the kernel has (libevent's takes at most 4 KiB)
+ * and frames are handed on from where they arrived, without a copy.
+ * timeout: the silence that closes the connection, NULL for none.
+ */
+static int
+conn_read_start(struct conn *c, const struct timeval *timeout)
+{
+	evutil_socket_t	 fd;
+
+	if (c->tls) {
+		bufferevent_set_timeouts(c->bev, timeout, NULL);
+		return bufferevent_enable(c->bev, EV_READ);
+	}
+	if (c->ev_read == NULL) {
+		if ((fd = bufferevent_getfd(c->bev)) < 0)
+			return -1;
+		if ((c->ev_read = event_new(c->d->base, fd,
+		    EV_READ | EV_PERSIST, conn_sockreadcb, c)) == NULL)
+			return -1;
+	}
+	return event_add(c->ev_read, timeout);
+}
+
+static void
+conn_read_stop(struct conn *c)
+{
+	bufferevent_disable(c->bev, EV_READ);
+	if (c->ev_read != NULL)
+		event_del(c->ev_read);
 }
 
 static void
@@ -427,7 +470,9 @@ conn_send_hello(struct conn *c)
 	n = wire_hello_encode(buf, sizeof(buf), &h);
 	bufferevent_write(c->bev, buf, n);
 	c->state = CONN_HANDSHAKE;
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	bufferevent_enable(c->bev, EV_WRITE);
+	if (conn_read_start(c, NULL) == -1)
+		log_warn("%s: cannot read", c->peer);	/* the deadline ends it */
 }
 
 static void
@@ -565,7 +610,7 @@ conn_established(struct conn *c)
 	/* Silent for three of the peer's intervals: the link is down. */
 	tv.tv_sec = 3 * c->hello.keepalive;
 	tv.tv_usec = 0;
-	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	(void)conn_read_start(c, &tv);
 	bufferevent_setcb(c->bev, conn_readcb, conn_writecb, conn_eventcb, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, LINK_OUT_LOW, 0);
 	tv.tv_sec = d->keepalive;
@@ -649,7 +694,7 @@ conn_close(struct conn *c, const char *why, int bad)
 	TAILQ_INSERT_TAIL(&d->closing, c, entry);
 	c->closing = 1;
 	wire_empty_encode(buf, WIRE_BYE);
-	bufferevent_disable(c->bev, EV_READ);
+	conn_read_stop(c);
 	bufferevent_write(c->bev, buf, sizeof(buf));
 	bufferevent_set_timeouts(c->bev, NULL, &tv);
 	bufferevent_setcb(c->bev, NULL, closing_writecb, closing_eventcb, c);
@@ -701,74 +746,183 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 	return conn_established(c);
 }
 
+/*
+ * A plain connection wakes its reader when the message it waits for can be
+ * complete, not for every segment of it: SO_RCVLOWAT is the rest of that
+ * message (the kernel still wakes it early under memory pressure).  A TLS
+ * connection's bytes are records, not messages: left alone.
+ */
 static void
-conn_readcb(struct bufferevent *bev, void *arg)
+conn_rcvlowat(struct conn *c, size_t need)
 {
-	struct conn	*c = arg;
+	int	 lowat;
+
+	if (c->tls || c->ev_read == NULL)
+		return;
+	lowat = need > LINK_RCVLOWAT_MAX ? LINK_RCVLOWAT_MAX : (int)need;
+	if (lowat < 1)
+		lowat = 1;
+	if (lowat == c->rcvlowat)
+		return;
+	if (setsockopt(event_get_fd(c->ev_read), SOL_SOCKET, SO_RCVLOWAT,
+	    &lowat, sizeof(lowat)) == 0)
+		c->rcvlowat = lowat;
+}
+
+/*
+ * Room for at least one whole message at the end of the receive buffer:
+ * the part of a message already there moves to the front (at most one
+ * message, once per buffer's worth).  Returns the room, 0 without memory.
+ */
+static size_t
+conn_rx_room(struct conn *c)
+{
+	if (c->rx == NULL) {
+		if ((c->rx = malloc(LINK_RX_SIZE)) == NULL)
+			return 0;
+		c->rx_off = c->rx_end = 0;
+	}
+	if (c->rx_off == c->rx_end)
+		c->rx_off = c->rx_end = 0;
+	else if (LINK_RX_SIZE - c->rx_end < WIRE_HDR_LEN + WIRE_PAYLOAD_MAX) {
+		memmove(c->rx, c->rx + c->rx_off, c->rx_end - c->rx_off);
+		c->rx_end -= c->rx_off;
+		c->rx_off = 0;
+	}
+	return LINK_RX_SIZE - c->rx_end;
+}
+
+/*
+ * Handles the whole messages in the receive buffer, in place.  Returns -1
+ * if c was closed (and may be freed).
+ */
+static int
+conn_input(struct conn *c)
+{
 	struct vnetd	*d = c->d;
-	struct evbuffer	*in = bufferevent_get_input(bev);
 	struct wire_hdr	 h;
 	struct wire_frame f;
 	struct link	*l;
-	uint8_t		 hb[WIRE_HDR_LEN];
+	const uint8_t	*p;
 	const char	*why;
 	size_t		 avail;
 
 	for (;;) {
-		avail = evbuffer_get_length(in);
-		if (avail < WIRE_HDR_LEN)
-			return;
-		evbuffer_copyout(in, hb, sizeof(hb));
-		if (wire_hdr_decode(hb, sizeof(hb), &h, &why) == -1) {
+		p = c->rx + c->rx_off;
+		avail = c->rx_end - c->rx_off;
+		if (avail < WIRE_HDR_LEN) {
+			conn_rcvlowat(c, WIRE_HDR_LEN - avail);
+			return 0;
+		}
+		if (wire_hdr_decode(p, WIRE_HDR_LEN, &h, &why) == -1) {
 			log_warnx("%s: malformed message: %s", c->peer, why);
 			conn_close(c, why, 1);
-			return;
+			return -1;
 		}
 		if (c->state != CONN_UP && h.type != WIRE_HELLO) {
 			log_warnx("%s: message before hello", c->peer);
 			conn_close(c, "message before hello", 1);
-			return;
+			return -1;
 		}
 		if (c->state == CONN_UP && h.type == WIRE_HELLO) {
 			log_warnx("%s: second hello", c->peer);
 			conn_close(c, "second hello", 1);
-			return;
+			return -1;
 		}
-		if (avail < WIRE_HDR_LEN + h.len)
-			return;
-		evbuffer_drain(in, WIRE_HDR_LEN);
-		if (h.len > d->rxbuf_len) {	/* cannot happen: decode bounds it */
-			conn_close(c, "message too long", 1);
-			return;
+		if (avail < WIRE_HDR_LEN + h.len) {
+			conn_rcvlowat(c, WIRE_HDR_LEN + h.len - avail);
+			return 0;
 		}
-		evbuffer_remove(in, d->rxbuf, h.len);
+		c->rx_off += WIRE_HDR_LEN + h.len;
+		p += WIRE_HDR_LEN;
 
 		switch (h.type) {
 		case WIRE_HELLO:
-			if (conn_hello(c, d->rxbuf, h.len) == -1)
-				return;
+			if (conn_hello(c, p, h.len) == -1)
+				return -1;
 			break;
 		case WIRE_KEEPALIVE:
 			break;
 		case WIRE_BYE:
 			conn_close(c, "peer said goodbye", 0);
-			return;
+			return -1;
 		case WIRE_FRAME:
-			if (wire_frame_decode(d->rxbuf, h.len, &f, &why) == -1) {
+			if (wire_frame_decode(p, h.len, &f, &why) == -1) {
 				log_warnx("%s: malformed frame: %s", c->peer,
 				    why);
 				conn_close(c, why, 1);
-				return;
+				return -1;
 			}
 			l = c->link;
 			l->c.frames_in++;
 			l->c.bytes_in += f.len;
-			vnetd_forward(d, l->port, vnetd_vh(f.vh), f.eth,
-			    f.len, h.hops,
-			    f.origin, f.seq);
 			/* Forwarding never closes this connection. */
+			vnetd_forward(d, l->port, vnetd_vh(f.vh), f.eth,
+			    f.len, h.hops, f.origin, f.seq);
 			break;
 		}
+	}
+}
+
+/* A plain connection's socket is readable (or silent too long). */
+static void
+conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	ssize_t		 n;
+	size_t		 room;
+	int		 i;
+
+	if (what & EV_TIMEOUT) {
+		conn_close(c, c->state == CONN_UP ? "peer silent" :
+		    "handshake timeout", 0);
+		return;
+	}
+	/* A few reads at most, then the other events get their turn. */
+	for (i = 0; i < LINK_RX_READS; i++) {
+		if ((room = conn_rx_room(c)) == 0) {
+			conn_close(c, "out of memory", 0);
+			return;
+		}
+		n = read(fd, c->rx + c->rx_end, room);
+		if (n == 0) {
+			conn_close(c, "connection closed by peer", 0);
+			return;
+		}
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return;
+			conn_close(c, strerror(errno), 0);
+			return;
+		}
+		c->rx_end += (size_t)n;
+		if (conn_input(c) == -1)
+			return;
+		if ((size_t)n < room)
+			return;		/* the socket is empty */
+	}
+}
+
+/* A TLS connection's bufferevent has decrypted bytes for us. */
+static void
+conn_readcb(struct bufferevent *bev, void *arg)
+{
+	struct conn	*c = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	size_t		 room;
+	int		 n;
+
+	while (evbuffer_get_length(in) > 0) {
+		if ((room = conn_rx_room(c)) == 0) {
+			conn_close(c, "out of memory", 0);
+			return;
+		}
+		if ((n = evbuffer_remove(in, c->rx + c->rx_end, room)) <= 0)
+			return;
+		c->rx_end += (size_t)n;
+		if (conn_input(c) == -1)
+			return;
 	}
 }
 
@@ -838,7 +992,9 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 		conn_connected(c);
 		return;
 	}
-	if (what & BEV_EVENT_TIMEOUT)
+	if (c->fail != NULL)
+		snprintf(why, sizeof(why), "%s", c->fail);
+	else if (what & BEV_EVENT_TIMEOUT)
 		snprintf(why, sizeof(why), "%s",
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
 	else if (what & BEV_EVENT_EOF)
@@ -980,6 +1136,65 @@ link_cut_cb(const uint8_t *eth, size_t len, void *arg)
 	(void)sched_enqueue(&lc->l->sched, vnetd_now_us(), pre, eth, len);
 }
 
+/*
+ * A frame that need not wait goes straight into a plain connection's
+ * socket: nothing queued in the link or its output buffer, no rate, and the
+ * kernel holding less than LINK_NOTSENT_LOWAT unsent, as when the output
+ * would be written at once.  That saves the two copies (into the queue,
+ * into the output buffer) that the way through the queue costs.  What the
+ * socket does not take goes into the output buffer, ahead of all else.
+ * Returns 0 if the frame went (or was handed on), -1 to queue it.
+ */
+static int
+link_send_direct(struct link *l, const uint8_t *pre, size_t prelen,
+    const uint8_t *eth, size_t len)
+{
+	struct evbuffer	*out;
+	struct iovec	 iov[2];
+	evutil_socket_t	 fd;
+	ssize_t		 n;
+	size_t		 done;
+	int		 unsent;
+
+	if (l->conn->tls || !sched_may_bypass(&l->sched) ||
+	    evtimer_pending(l->ev_pace, NULL))
+		return -1;
+	out = bufferevent_get_output(l->conn->bev);
+	if (evbuffer_get_length(out) != 0 ||
+	    (fd = bufferevent_getfd(l->conn->bev)) < 0)
+		return -1;
+	if (ioctl(fd, SIOCOUTQNSD, &unsent) == -1 ||
+	    unsent >= LINK_NOTSENT_LOWAT)
+		return -1;
+	iov[0].iov_base = (void *)(uintptr_t)pre;
+	iov[0].iov_len = prelen;
+	iov[1].iov_base = (void *)(uintptr_t)eth;
+	iov[1].iov_len = len;
+	if ((n = writev(fd, iov, 2)) == -1)
+		return -1;	/* full, or an error the bufferevent will see */
+	done = (size_t)n;
+	if (done < prelen) {
+		if (evbuffer_add(out, pre + done, prelen - done) == -1 ||
+		    evbuffer_add(out, eth, len) == -1)
+			goto lost;
+	} else if (done < prelen + len &&
+	    evbuffer_add(out, eth + (done - prelen), prelen + len - done) == -1)
+		goto lost;
+	sched_bypassed(&l->sched, vnetd_now_us());
+	l->c.frames_out++;
+	l->c.bytes_out += len;
+	return 0;
+lost:
+	/*
+	 * Half a message is in the stream: the connection cannot go on.  It
+	 * is closed from the loop: the caller may be forwarding over it.
+	 */
+	l->conn->fail = "out of memory";
+	bufferevent_trigger_event(l->conn->bev, BEV_EVENT_ERROR,
+	    BEV_TRIG_DEFER_CALLBACKS);
+	return 0;
+}
+
 void
 link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
     uint8_t hops, uint32_t origin, uint32_t seq)
@@ -999,6 +1214,8 @@ link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
 		return;
 	}
 	wire_frame_encode_prefix(pre, len, hops, origin, seq, vh);
+	if (link_send_direct(l, pre, sizeof(pre), eth, len) == 0)
+		return;
 	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, eth, len) == -1)
 		return;
 	link_drain(l);

@@ -195,6 +195,21 @@ sched_dequeue(struct sched *s, uint64_t now, struct lq_item *it,
 	}
 }
 
+int
+sched_may_bypass(const struct sched *s)
+{
+	return s->opts.rate == 0 && s->q.count == 0 && s->fq.count == 0;
+}
+
+void
+sched_bypassed(struct sched *s, uint64_t now)
+{
+	sched_unhold(s);
+	sched_sample(s, now, now);
+	if (!sched_fq(s))
+		aqm_empty(&s->aqm);
+}
+
 void
 sched_flush(struct sched *s)
 {

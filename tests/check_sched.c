@@ -623,6 +623,49 @@ START_TEST(sched_ecn)
 }
 END_TEST
 
+/* A frame may pass an empty queue of an unpaced link, and is counted. */
+START_TEST(sched_bypass)
+{
+	struct sched		 s;
+	struct sched_opts	 o;
+	struct sched_quantiles	 qt;
+	struct lq_item		 it;
+	uint8_t			 f[2048], pre[16];
+	size_t			 len = frame(f, sizeof(f), 4, PKT_ECN_ECT0, 1448);
+	uint64_t		 wait;
+	int			 kind;
+
+	memset(pre, 0, sizeof(pre));
+	for (kind = 0; kind < 2; kind++) {
+		sched_opts_default(&o);
+		if (kind == 1)
+			o.aqm.kind = AQM_CODEL;
+		ck_assert_int_eq(sched_init(&s, &o, 1 << 20, sizeof(pre),
+		    65536, SEC, 1), 0);
+		ck_assert(sched_may_bypass(&s));
+		sched_bypassed(&s, SEC);
+		sched_bypassed(&s, SEC + 10);
+		sched_quantiles(&s, SEC + 20, &qt);
+		ck_assert_uint_eq(qt.n, 2);
+		ck_assert_uint_eq(qt.max, 0);
+		/* Something waits: the next frame must queue behind it. */
+		ck_assert_int_eq(sched_enqueue(&s, SEC, pre, f, len), 0);
+		ck_assert(!sched_may_bypass(&s));
+		ck_assert_int_eq(sched_dequeue(&s, SEC + 500, &it, &wait),
+		    SCHED_SEND);
+		ck_assert(sched_may_bypass(&s));
+		sched_quantiles(&s, SEC + 600, &qt);
+		ck_assert_uint_eq(qt.n, 3);
+		ck_assert_uint_eq(qt.max, 500);
+		/* A paced link never lets a frame past its shaper. */
+		o.rate = 10000000;
+		sched_set_opts(&s, &o, SEC + 700);
+		ck_assert(!sched_may_bypass(&s));
+		sched_free(&s);
+	}
+}
+END_TEST
+
 START_TEST(sched_opts_stmt)
 {
 	struct sched_opts	 o, back;
@@ -678,6 +721,7 @@ main(void)
 	tcase_add_test(tc, fq_sparse_first);
 	tcase_add_test(tc, fq_fair);
 	tcase_add_test(tc, sched_ecn);
+	tcase_add_test(tc, sched_bypass);
 	tcase_add_test(tc, sched_opts_stmt);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
