@@ -87,6 +87,7 @@ struct vnetd {
 	uint8_t			*rxbuf;		/* one frame, read scratch */
 	uint8_t			*segbuf;	/* one segment being cut */
 	int			 offload;	/* TAP segmentation offload */
+	int			 threads;	/* TAP I/O threads (iothread.h) */
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;

@@ -9,6 +9,10 @@
  * read fails, the interface goes down and its device is closed; while down,
  * opening it again is tried once a second, and it comes back up with the
  * device.  Without present(), a failed read leaves the interface down.
+ *
+ * With `threads yes` a TAP device is read and written by two threads of its
+ * own (iothread.h); the frames still enter and leave through iface_input()
+ * and iface_send(), in the main thread.
  */
 #ifndef VNET_IFACE_H
 #define VNET_IFACE_H
@@ -23,6 +27,7 @@ struct vnetd;
 struct event;
 struct fwd_port;
 struct iface;
+struct iothread;
 
 struct iface_ops {
 	const char	*type;
@@ -82,6 +87,7 @@ struct iface {
 	void			*softc;		/* the backend's state */
 	struct event		*ev_watch;	/* present() and reopening */
 	unsigned int		 open_failures;	/* in a row, while down */
+	struct iothread		*io;		/* threads yes: the device's */
 };
 
 struct iface	*iface_find(struct vnetd *, const char *name);
@@ -94,6 +100,10 @@ const char	*iface_devname(const struct iface *);
 /* A frame read from the device: counts it and forwards it. */
 void		 iface_input(struct iface *, const uint8_t *vh, const uint8_t *eth,
 		    size_t len);
+/* Reading the device failed with errno e: the interface goes down. */
+void		 iface_read_failed(struct iface *, int e);
+/* Frames the device refused (iothread writes included). */
+uint64_t	 iface_drops(const struct iface *);
 
 extern const struct iface_ops tap_ops;
 extern const struct iface_ops pcapif_ops;

@@ -44,6 +44,7 @@
  *       [match dst CIDR] [interface IFACE] [weight W] [rate RATE|none]
  *   del-vcc IFACE ecn | del-vcc share IFACE | del-vcc class NAME
  *   offload yes|no
+ *   threads yes|no
  *
  * Options after ADDR:PORT and HOST:PORT come in any order, each at most
  * once; the printer writes them in the order above.  CIDR is an IPv4 or
@@ -107,6 +108,7 @@ enum stmt_kind {
 	STMT_USER,
 	STMT_VCC,
 	STMT_OFFLOAD,
+	STMT_THREADS,
 };
 
 enum stmt_op {

@@ -65,6 +65,7 @@ config_stmt_order(const struct stmt *st)
 	case STMT_KEEPALIVE:
 	case STMT_LEARN:
 	case STMT_OFFLOAD:
+	case STMT_THREADS:
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
@@ -128,6 +129,7 @@ config_check_line(struct config *cf, size_t i,
 		case STMT_KEEPALIVE:
 		case STMT_LEARN:
 		case STMT_OFFLOAD:
+		case STMT_THREADS:
 		case STMT_TLS_CERT:
 		case STMT_TLS_KEY:
 		case STMT_TLS_CA:

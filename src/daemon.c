@@ -460,6 +460,8 @@ vnetd_startup_only(enum stmt_kind kind)
 	case STMT_USER:
 	/* TAP devices are opened, and peers told, with it. */
 	case STMT_OFFLOAD:
+	/* TAP devices are opened with their threads or without. */
+	case STMT_THREADS:
 		return 1;
 	default:
 		return 0;
@@ -540,6 +542,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return 0;
 	case STMT_OFFLOAD:
 		d->offload = st->flag;
+		return 0;
+	case STMT_THREADS:
+		d->threads = st->flag;
 		return 0;
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
@@ -726,7 +731,7 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)ifc->c.bytes_in,
 		    (unsigned long long)ifc->c.frames_out,
 		    (unsigned long long)ifc->c.bytes_out,
-		    (unsigned long long)ifc->c.drops);
+		    (unsigned long long)iface_drops(ifc));
 }
 
 static void
@@ -959,6 +964,9 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	cb(&st, arg);
 	START(STMT_OFFLOAD);
 	st.flag = d->offload;
+	cb(&st, arg);
+	START(STMT_THREADS);
+	st.flag = d->threads;
 	cb(&st, arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);

@@ -10,6 +10,7 @@
 #include "fwd.h"
 #include "gso.h"
 #include "iface.h"
+#include "iothread.h"
 #include "log.h"
 #include "vcc.h"
 #include "wire.h"
@@ -66,6 +67,11 @@ iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 static void
 iface_close_dev(struct iface *ifc)
 {
+	if (ifc->io != NULL) {
+		ifc->c.drops += iothread_tx_errors(ifc->io);
+		iothread_stop(ifc->io);
+		ifc->io = NULL;
+	}
 	if (ifc->ev != NULL) {
 		event_free(ifc->ev);
 		ifc->ev = NULL;
@@ -89,6 +95,24 @@ iface_down(struct iface *ifc, const char *why)
 		    iface_devname(ifc));
 	else
 		log_warnx("interface %s: %s, interface down", ifc->name, why);
+}
+
+void
+iface_read_failed(struct iface *ifc, int e)
+{
+	char	 why[320];
+
+	ifc->c.read_errors++;
+	snprintf(why, sizeof(why), "read from %s: %s", iface_devname(ifc),
+	    strerror(e));
+	iface_down(ifc, why);
+}
+
+uint64_t
+iface_drops(const struct iface *ifc)
+{
+	return ifc->c.drops + (ifc->io != NULL ?
+	    iothread_tx_errors(ifc->io) : 0);
 }
 
 static void
@@ -134,10 +158,23 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 static int
 iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 {
+	char	 why[256];
 	int	 saved;
 
 	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1)
 		return -1;
+	/* `threads yes`: a TAP device is read and written by its threads. */
+	if (ifc->d->threads && ifc->ops->vnet_hdr &&
+	    ifc->ops->write_vh != NULL) {
+		if ((ifc->io = iothread_start(ifc, ifc->fd, why,
+		    sizeof(why))) != NULL) {
+			fwd_port_attach(ifc->port, ifc);
+			ifc->up = 1;
+			return 0;
+		}
+		log_warnx("interface %s: no threads (%s): read and written "
+		    "by the main thread", ifc->name, why);
+	}
 	ifc->ev = event_new(ifc->d->base, ifc->fd, EV_READ | EV_PERSIST,
 	    iface_readcb, ifc);
 	if (ifc->ev == NULL || event_add(ifc->ev, NULL) == -1) {
@@ -307,7 +344,8 @@ iface_send(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 			ifc->c.drops++;
 		return;
 	}
-	if (ifc->ops->write_vh(ifc, vh, eth, len) == -1) {
+	if (ifc->io != NULL ? iothread_send(ifc->io, vh, eth, len) == -1 :
+	    ifc->ops->write_vh(ifc, vh, eth, len) == -1) {
 		ifc->c.drops++;
 		return;
 	}

@@ -155,7 +155,7 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 	static const enum stmt_kind fixed[] = {
 		STMT_NODE, STMT_NETWORK, STMT_CONTROL, STMT_TLS_CERT,
 		STMT_TLS_KEY, STMT_TLS_CA, STMT_TLS_CRL, STMT_CONTROL_GROUP,
-		STMT_USER, STMT_OFFLOAD
+		STMT_USER, STMT_OFFLOAD, STMT_THREADS
 	};
 	static const enum stmt_kind settings[] = {
 		STMT_KEEPALIVE, STMT_LEARN
@@ -291,6 +291,8 @@ reload_effective(struct vnetd *d, const struct config *cf,
 		st.flag = 1;
 		list_add(l, &st);
 	}
+	if (DEFAULT(STMT_THREADS))
+		list_add(l, &st);
 #undef DEFAULT
 	return l->oom ? -1 : 0;
 }

@@ -156,6 +156,8 @@ static const struct keyword keywords[] = {
 	    args_vcc,	DELVCC_USAGE },
 	{ "offload",	STMT_OFFLOAD,	STMT_OP_SET,
 	    args_learn,	"yes or no" },
+	{ "threads",	STMT_THREADS,	STMT_OP_SET,
+	    args_learn,	"yes or no" },
 };
 
 static const struct word show_words[] = {
@@ -1660,6 +1662,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_KEEPALIVE:
 		return snprintf(buf, len, "%s %u", kw, st->num);
 	case STMT_OFFLOAD:
+	case STMT_THREADS:
 	case STMT_LEARN:
 		return snprintf(buf, len, "%s %s", kw, st->flag ? "yes" : "no");
 	case STMT_INTERFACE:
@@ -1873,6 +1876,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_KEEPALIVE:
 		return a->num == b->num;
 	case STMT_OFFLOAD:
+	case STMT_THREADS:
 	case STMT_LEARN:
 		return !a->flag == !b->flag;
 	case STMT_INTERFACE:

@@ -210,6 +210,7 @@ static const struct {
 	{ "keepalive 5",			STMT_KEEPALIVE,	STMT_OP_SET },
 	{ "learn no",				STMT_LEARN,	STMT_OP_SET },
 	{ "offload no",				STMT_OFFLOAD,	STMT_OP_SET },
+	{ "threads yes",			STMT_THREADS,	STMT_OP_SET },
 	{ "interface a tap",			STMT_INTERFACE,	STMT_OP_SET },
 	{ "add-interface a tap",		STMT_INTERFACE,	STMT_OP_SET },
 	{ "del-interface a",			STMT_INTERFACE,	STMT_OP_DEL },
@@ -529,6 +530,8 @@ static const struct {
 	{ "learn YES",			7,
 	    "learn: invalid value 'YES' (expected yes or no)" },
 	{ "offload",			8, "offload: expected yes or no" },
+	{ "threads maybe",		9,
+	    "threads: invalid value 'maybe' (expected yes or no)" },
 	{ "offload on",			9,
 	    "offload: invalid value 'on' (expected yes or no)" },
 	{ "learn 1",			7,
@@ -1458,7 +1461,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	/* vcc statements have their own tests (check_vcc). */
 	do
 		st->kind = (enum stmt_kind)(STMT_NODE + rnd(state,
-		    STMT_OFFLOAD));
+		    STMT_THREADS));
 	while (st->kind == STMT_VCC);
 	switch (st->kind) {
 	case STMT_NODE:
@@ -1495,6 +1498,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		break;
 	case STMT_LEARN:
 	case STMT_OFFLOAD:
+	case STMT_THREADS:
 		st->flag = (int)rnd(state, 2);
 		break;
 	case STMT_INTERFACE:
