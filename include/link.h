@@ -29,8 +29,10 @@
  * TCP, TLS and the hello exchange within LINK_HANDSHAKE_TIMEOUT (a deadline,
  * not an idle timer, so trickling bytes does not stretch it); at most
  * LINK_PENDING_MAX accepted connections wait for their hello at a time;
- * messages are bounded by the wire format; and a link queues at most its
- * queue size for a peer that reads slowly, dropping (and counting) the rest.
+ * messages are bounded by the wire format and read into a buffer of fixed
+ * size (LINK_RX_SIZE, whose pages the kernel gives only as they fill); and
+ * a link queues at most its queue size for a peer that reads slowly,
+ * dropping (and counting) the rest.
  */
 #ifndef VNET_LINK_H
 #define VNET_LINK_H
