@@ -64,9 +64,11 @@ out=$(in_guest g1 ping -n -q -c 50 -i 0.01 "$(guest_ip 2)") || fail "pings lost:
 grep -q " 0% packet loss" <<<"$out" || fail "pings lost: $out"
 
 # rx_packets GUEST: frames the guest's vtap0 has taken from the daemon.
+# shellcheck disable=SC2317 # called through wait_for
 rx_packets() { in_guest "$1" cat /sys/class/net/vtap0/statistics/rx_packets; }
 # counters: frames t2 took from link t1, wrote to guest 2 and dropped there,
 # and frames guest 2's device received.
+# shellcheck disable=SC2317 # called through wait_for
 counters() {
 	printf '%s %s %s %s\n' "$(link_field t2 t1 frames_in)" \
 		"$(iface_field t2 guest frames_out)" "$(iface_field t2 guest drops)" \
