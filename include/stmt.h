@@ -110,6 +110,7 @@ enum stmt_kind {
 	STMT_OFFLOAD,
 	STMT_THREADS,
 };
+#define STMT_KIND_LAST	STMT_THREADS
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */
@@ -280,6 +281,12 @@ char	*stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len);
  * "del-link", "tls-cert"); NULL if there is none.
  */
 const char *stmt_keyword(enum stmt_kind, enum stmt_op);
+
+/*
+ * 1 for a setting: a statement with one value that a configuration gives
+ * at most once (node, keepalive, tls-cert, offload, ...).
+ */
+int	 stmt_is_setting(enum stmt_kind);
 
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);

@@ -58,21 +58,9 @@ config_append(struct config *cf, int line, const struct stmt *st)
 int
 config_stmt_order(const struct stmt *st)
 {
-	switch (st->kind) {
-	case STMT_NODE:
-	case STMT_NETWORK:
-	case STMT_CONTROL:
-	case STMT_KEEPALIVE:
-	case STMT_LEARN:
-	case STMT_OFFLOAD:
-	case STMT_THREADS:
-	case STMT_TLS_CERT:
-	case STMT_TLS_KEY:
-	case STMT_TLS_CA:
-	case STMT_TLS_CRL:
-	case STMT_CONTROL_GROUP:
-	case STMT_USER:
+	if (stmt_is_setting(st->kind))
 		return 0;
+	switch (st->kind) {
 	case STMT_LISTEN:
 		return 1;
 	case STMT_INTERFACE:
@@ -84,12 +72,9 @@ config_stmt_order(const struct stmt *st)
 		return 4;
 	case STMT_VCC:
 		return 5;
-	case STMT_SHOW:
-	case STMT_RELOAD:
-	case STMT_SAVE:
-		break;
+	default:		/* commands */
+		return 6;
 	}
-	return 6;
 }
 
 /* What makes sense only for the whole file: each checked against earlier lines. */
@@ -99,7 +84,6 @@ config_check_line(struct config *cf, size_t i,
 {
 	const struct config_line	*cl = &cf->lines[i], *o;
 	const struct stmt		*st = &cl->st;
-	const char			*kw = NULL;
 	size_t				 j;
 	char				 buf[STMT_HOST_MAX + 10];
 	char				 perr[256];
@@ -122,23 +106,14 @@ config_check_line(struct config *cf, size_t i,
 		o = &cf->lines[j];
 		if (o->st.kind != st->kind)
 			continue;
+		/* Settings: one each. */
+		if (stmt_is_setting(st->kind)) {
+			report(errf, arg, cf->file, cl->line,
+			    "%s: given twice",
+			    stmt_keyword(st->kind, STMT_OP_SET));
+			return 1;
+		}
 		switch (st->kind) {
-		case STMT_NODE:
-		case STMT_NETWORK:
-		case STMT_CONTROL:
-		case STMT_KEEPALIVE:
-		case STMT_LEARN:
-		case STMT_OFFLOAD:
-		case STMT_THREADS:
-		case STMT_TLS_CERT:
-		case STMT_TLS_KEY:
-		case STMT_TLS_CA:
-		case STMT_TLS_CRL:
-		case STMT_CONTROL_GROUP:
-		case STMT_USER:
-			/* Settings: one each. */
-			kw = stmt_keyword(st->kind, STMT_OP_SET);
-			break;
 		case STMT_INTERFACE:
 			if (strcmp(o->st.name, st->name) == 0) {
 				report(errf, arg, cf->file, cl->line,
@@ -182,16 +157,8 @@ config_check_line(struct config *cf, size_t i,
 				return 1;
 			}
 			break;
-		case STMT_SHOW:
-		case STMT_RELOAD:
-		case STMT_SAVE:
-		case STMT_SET_LINK:
+		default:
 			break;
-		}
-		if (kw != NULL) {
-			report(errf, arg, cf->file, cl->line,
-			    "%s: given twice", kw);
-			return 1;
 		}
 	}
 	return 0;

@@ -151,25 +151,18 @@ int
 reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
     size_t nnew, struct reload_plan *pl, char *err, size_t errlen)
 {
-	/* Made or read once at start, before privileges are dropped. */
-	static const enum stmt_kind fixed[] = {
-		STMT_NODE, STMT_NETWORK, STMT_CONTROL, STMT_TLS_CERT,
-		STMT_TLS_KEY, STMT_TLS_CA, STMT_TLS_CRL, STMT_CONTROL_GROUP,
-		STMT_USER, STMT_OFFLOAD, STMT_THREADS
-	};
-	static const enum stmt_kind settings[] = {
-		STMT_KEEPALIVE, STMT_LEARN
-	};
 	const struct stmt	*o, *n;
 	char			 a[STMT_LINE_MAX], b[STMT_LINE_MAX];
-	size_t			 i;
+	enum stmt_kind		 k;
 
 	memset(pl, 0, sizeof(*pl));
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		if ((n = find_kind(new, nnew, fixed[i])) == NULL)
+	/* Settings made or read once at start cannot change. */
+	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
+		if (!stmt_is_setting(k) || !vnetd_startup_only(k))
 			continue;
-		if ((o = find_kind(old, nold, fixed[i])) != NULL &&
-		    stmt_equal(o, n))
+		if ((n = find_kind(new, nnew, k)) == NULL)
+			continue;
+		if ((o = find_kind(old, nold, k)) != NULL && stmt_equal(o, n))
 			continue;
 		if (o != NULL)
 			stmt_print(o, a, sizeof(a));
@@ -203,11 +196,13 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 	    plan_missing(pl, old, nold, new, nnew, STMT_LISTEN,
 	    STMT_OP_DEL) == -1)
 		goto oom;
-	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-		if ((n = find_kind(new, nnew, settings[i])) == NULL)
+	/* The other settings are given again. */
+	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
+		if (!stmt_is_setting(k) || vnetd_startup_only(k))
 			continue;
-		if ((o = find_kind(old, nold, settings[i])) != NULL &&
-		    stmt_equal(o, n))
+		if ((n = find_kind(new, nnew, k)) == NULL)
+			continue;
+		if ((o = find_kind(old, nold, k)) != NULL && stmt_equal(o, n))
 			continue;
 		if (plan_add(pl, n, STMT_OP_SET) == -1)
 			goto oom;

@@ -223,6 +223,29 @@ keyword_lookup(const char *s)
 	return NULL;
 }
 
+int
+stmt_is_setting(enum stmt_kind kind)
+{
+	switch (kind) {
+	case STMT_NODE:
+	case STMT_NETWORK:
+	case STMT_CONTROL:
+	case STMT_KEEPALIVE:
+	case STMT_LEARN:
+	case STMT_OFFLOAD:
+	case STMT_THREADS:
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 const char *
 stmt_keyword(enum stmt_kind kind, enum stmt_op op)
 {

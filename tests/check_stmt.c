@@ -1461,7 +1461,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	/* vcc statements have their own tests (check_vcc). */
 	do
 		st->kind = (enum stmt_kind)(STMT_NODE + rnd(state,
-		    STMT_THREADS));
+		    STMT_KIND_LAST));
 	while (st->kind == STMT_VCC);
 	switch (st->kind) {
 	case STMT_NODE:
@@ -1556,6 +1556,8 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		st->show = (enum stmt_show)(STMT_SHOW_LINKS + rnd(state, 7));
 		if (st->show == STMT_SHOW_LINK)
 			rnd_name(state, st->name, STMT_NAME_MAX);
+		break;
+	case STMT_VCC:		/* not drawn: see above */
 		break;
 	}
 }
