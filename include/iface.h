@@ -100,6 +100,8 @@ const char	*iface_devname(const struct iface *);
 /* A frame read from the device: counts it and forwards it. */
 void		 iface_input(struct iface *, const uint8_t *vh, const uint8_t *eth,
 		    size_t len);
+/* The same for a frame read behind its virtio-net header (n bytes in all). */
+void		 iface_input_vnet(struct iface *, const uint8_t *buf, size_t n);
 /* Reading the device failed with errno e: the interface goes down. */
 void		 iface_read_failed(struct iface *, int e);
 /* Frames the device refused (iothread writes included). */

@@ -63,6 +63,14 @@ iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 	    d->origin, d->seq++);
 }
 
+void
+iface_input_vnet(struct iface *ifc, const uint8_t *buf, size_t n)
+{
+	if (n >= GSO_VNET_HDR_LEN)
+		iface_input(ifc, vnetd_vh(buf), buf + GSO_VNET_HDR_LEN,
+		    n - GSO_VNET_HDR_LEN);
+}
+
 /* Closes the device; the port stops carrying frames. */
 static void
 iface_close_dev(struct iface *ifc)
@@ -148,9 +156,8 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 		}
 		if (!ifc->ops->vnet_hdr)
 			iface_input(ifc, NULL, d->rxbuf, (size_t)n);
-		else if ((size_t)n >= GSO_VNET_HDR_LEN)
-			iface_input(ifc, vnetd_vh(d->rxbuf), d->rxbuf +
-			    GSO_VNET_HDR_LEN, (size_t)n - GSO_VNET_HDR_LEN);
+		else
+			iface_input_vnet(ifc, d->rxbuf, (size_t)n);
 	}
 }
 
@@ -165,24 +172,21 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 		return -1;
 	/* `threads yes`: a TAP device is read and written by its threads. */
 	if (ifc->d->threads && ifc->ops->vnet_hdr &&
-	    ifc->ops->write_vh != NULL) {
-		if ((ifc->io = iothread_start(ifc, ifc->fd, why,
-		    sizeof(why))) != NULL) {
-			fwd_port_attach(ifc->port, ifc);
-			ifc->up = 1;
-			return 0;
-		}
+	    ifc->ops->write_vh != NULL &&
+	    (ifc->io = iothread_start(ifc, ifc->fd, why, sizeof(why))) == NULL)
 		log_warnx("interface %s: no threads (%s): read and written "
 		    "by the main thread", ifc->name, why);
-	}
-	ifc->ev = event_new(ifc->d->base, ifc->fd, EV_READ | EV_PERSIST,
-	    iface_readcb, ifc);
-	if (ifc->ev == NULL || event_add(ifc->ev, NULL) == -1) {
-		saved = errno;
-		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
-		iface_close_dev(ifc);
-		errno = saved;
-		return -1;
+	if (ifc->io == NULL) {
+		ifc->ev = event_new(ifc->d->base, ifc->fd, EV_READ | EV_PERSIST,
+		    iface_readcb, ifc);
+		if (ifc->ev == NULL || event_add(ifc->ev, NULL) == -1) {
+			saved = errno;
+			snprintf(err, errlen, "interface %s: out of memory",
+			    ifc->name);
+			iface_close_dev(ifc);
+			errno = saved;
+			return -1;
+		}
 	}
 	fwd_port_attach(ifc->port, ifc);
 	ifc->up = 1;

@@ -129,9 +129,7 @@ iothread_rxcb(evutil_socket_t fd, short ev, void *arg)
 	for (i = 0; i < IOTHREAD_BATCH; i++) {
 		if ((p = ring_peek(&io->rx, &len)) == NULL)
 			break;
-		if (len >= GSO_VNET_HDR_LEN)
-			iface_input(io->ifc, vnetd_vh(p), p + GSO_VNET_HDR_LEN,
-			    len - GSO_VNET_HDR_LEN);
+		iface_input_vnet(io->ifc, p, len);
 		if (ring_release(&io->rx))
 			iothread_wake(io->rd_efd);
 	}
