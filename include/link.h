@@ -19,7 +19,12 @@
  * if both were made by the same side, else the one made by the node whose
  * name sorts first.
  *
- * A TLS link runs the same messages inside TLS 1.3.  Its connection's
+ * A TLS link runs the same messages inside TLS 1.3, read and written by the
+ * link itself on its non-blocking socket (tls.h): records are read ahead
+ * into OpenSSL's buffer with large reads and decrypted straight into the
+ * receive buffer; messages to send gather in the connection's tx buffer
+ * and go out as 16 KiB records.  The handshake runs from the same socket
+ * events, after TCP is up.  Its connection's
  * certificate must name the node the link is for: on an outgoing link the
  * link's peer (its NAME, or `peer NODE`), checked when TLS is up and before
  * our hello goes out; on an incoming one the node its hello announces.  A
@@ -51,6 +56,7 @@ struct bufferevent;
 struct event;
 struct fwd_port;
 struct link;
+struct ssl_st;
 
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
@@ -74,6 +80,13 @@ struct link;
 #define LINK_RX_SIZE		(512 * 1024)
 #define LINK_RX_READS		4
 #define LINK_RCVLOWAT_MAX	(128 * 1024)
+/*
+ * TLS: records decrypted per wake-up (then other events get their turn),
+ * and the plaintext waiting to be written: what link_drain puts there
+ * (below LINK_OUT_MAX, plus the last message) and a little for control.
+ */
+#define LINK_TLS_READS		64
+#define LINK_TX_SIZE		(LINK_OUT_MAX + WIRE_HDR_LEN + WIRE_PAYLOAD_MAX + 4096)
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -105,11 +118,20 @@ struct conn {
 	struct event		*ev_keepalive;
 	int			 tls;
 	struct event		*ev_deadline;	/* handshake, until UP */
-	struct event		*ev_read;	/* plain: the socket's */
+	struct event		*ev_read;	/* the socket's (not a plain bev's) */
 	uint8_t			*rx;		/* LINK_RX_SIZE, or NULL */
 	size_t			 rx_off, rx_end;	/* unread: [off, end) */
 	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
 	const char		*fail;		/* why, when it must close */
+	char			 fail_buf[160];	/* fail, when composed */
+	/* TLS only: */
+	struct ssl_st		*ssl;
+	int			 tls_up;	/* handshake done */
+	int			 rd_wants_wr;	/* a read waits to write */
+	int			 wr_wants_rd;	/* a write waits to read */
+	struct event		*ev_write;	/* the socket's, when it must */
+	uint8_t			*tx;		/* LINK_TX_SIZE, or NULL */
+	size_t			 tx_off, tx_end;	/* unwritten: [off, end) */
 };
 
 struct link_counters {
@@ -165,5 +187,7 @@ void		 link_options(struct vnetd *, const char *name,
 void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,
 		    int socklen, int tls);
 void		 conn_free(struct conn *);
+/* Writes what c has queued, as far as the socket takes it now. */
+void		 conn_flush(struct conn *);
 
 #endif

@@ -51,4 +51,27 @@ int	 tls_failure(SSL *, unsigned long err, char *why, size_t len);
 /* "TLSv1.3 TLS_AES_256_GCM_SHA384": what a connection uses, for the log. */
 void	 tls_describe(SSL *, char *buf, size_t len);
 
+/*
+ * A connection's records, read and written by the link on its own
+ * non-blocking socket (no BIO but the socket's): one read(2) takes up to
+ * TLS_READ_BUFFER bytes of records, a write sends whole records of at most
+ * 16 KiB and says how much of the buffer they held.
+ */
+#define TLS_READ_BUFFER		(256 * 1024)
+
+enum tls_io {
+	TLS_IO_OK,		/* done; *n bytes moved */
+	TLS_IO_WANT_READ,	/* call again when the socket is readable */
+	TLS_IO_WANT_WRITE,	/* ... writable (a write: same bytes again) */
+	TLS_IO_CLOSED,		/* the peer closed, cleanly or not */
+	TLS_IO_ERROR,		/* *err: the first OpenSSL error, 0: errno */
+};
+
+/* The SSL of a connection on socket fd, client if outgoing, else server. */
+SSL		*tls_conn_new(SSL_CTX *, int fd, int outgoing);
+enum tls_io	 tls_handshake(SSL *, unsigned long *err);
+enum tls_io	 tls_read(SSL *, void *, size_t, size_t *n, unsigned long *err);
+enum tls_io	 tls_write(SSL *, const void *, size_t, size_t *n,
+		    unsigned long *err);
+
 #endif

@@ -185,8 +185,7 @@ vnetd_free(struct vnetd *d)
 		link_free(l);
 	/* The BYEs just queued go out now, if the peers take them. */
 	while ((c = TAILQ_FIRST(&d->closing)) != NULL) {
-		evbuffer_write(bufferevent_get_output(c->bev),
-		    bufferevent_getfd(c->bev));
+		conn_flush(c);
 		conn_free(c);
 	}
 	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {

@@ -17,7 +17,6 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/dns.h>
 #include <event2/event.h>
 
@@ -35,8 +34,10 @@ static void	link_set_state(struct link *, enum link_state, const char *why);
 static void	link_schedule(struct link *);
 static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
-static void	conn_readcb(struct bufferevent *, void *);
 static void	conn_sockreadcb(evutil_socket_t, short, void *);
+static void	conn_tls_readcb(evutil_socket_t, short, void *);
+static void	conn_tls_writecb(evutil_socket_t, short, void *);
+static int	conn_tls_flush(struct conn *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
@@ -323,38 +324,14 @@ conn_deadline_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct conn	*c = arg;
 
+	if (c->state == CONN_CLOSING) {
+		conn_free(c);		/* its BYE did not get out in time */
+		return;
+	}
 	c->d->stats.handshake_timeouts++;
 	log_warnx("%s: no handshake within %d s", c->peer,
 	    LINK_HANDSHAKE_TIMEOUT);
 	conn_close(c, "handshake timeout", 0);
-}
-
-/*
- * The transport is chosen here and nowhere else: a plain socket
- * bufferevent, or an OpenSSL one that runs the TLS handshake before the
- * first byte of ours goes out.  The rest of the link sees one bufferevent.
- */
-static struct bufferevent *
-conn_bev_new(struct vnetd *d, evutil_socket_t fd, int outgoing, int tls)
-{
-	struct bufferevent	*bev;
-	SSL			*ssl;
-
-	if (!tls)
-		return bufferevent_socket_new(d->base, fd,
-		    BEV_OPT_CLOSE_ON_FREE);
-	if (d->tls == NULL || (ssl = SSL_new(d->tls)) == NULL)
-		return NULL;
-	bev = bufferevent_openssl_socket_new(d->base, fd, ssl, outgoing ?
-	    BUFFEREVENT_SSL_CONNECTING : BUFFEREVENT_SSL_ACCEPTING,
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (bev == NULL) {
-		SSL_free(ssl);
-		return NULL;
-	}
-	/* A peer that just closes TCP has closed: no error for its lack of close_notify. */
-	bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-	return bev;
 }
 
 static struct conn *
@@ -377,16 +354,21 @@ conn_new(struct vnetd *d, evutil_socket_t fd, int outgoing, int tls)
 		free(c);
 		return NULL;
 	}
-	if ((c->bev = conn_bev_new(d, fd, outgoing, tls)) == NULL) {
+	/*
+	 * Every connection has a socket bufferevent: it connects (resolving
+	 * the name first), and a plain connection writes through it.  A TLS
+	 * connection leaves it once TCP is up (conn_tls_start).
+	 */
+	if ((c->bev = bufferevent_socket_new(d->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		event_free(c->ev_deadline);
 		free(c);
 		return NULL;
 	}
 	evtimer_add(c->ev_deadline, &tv);
-	/* Large reads: fewer calls per byte when frames are big. */
-	bufferevent_set_max_single_read(c->bev, 256 * 1024);
+	/* Large writes: fewer calls per byte when frames are big. */
 	bufferevent_set_max_single_write(c->bev, 256 * 1024);
-	bufferevent_setcb(c->bev, conn_readcb, NULL, conn_eventcb, c);
+	bufferevent_setcb(c->bev, NULL, NULL, conn_eventcb, c);
 	return c;
 }
 
@@ -414,16 +396,106 @@ conn_free(struct conn *c)
 		event_free(c->ev_deadline);
 	if (c->ev_read != NULL)
 		event_free(c->ev_read);
+	if (c->ev_write != NULL)
+		event_free(c->ev_write);
+	if (c->ssl != NULL)
+		SSL_free(c->ssl);	/* the socket is the bufferevent's */
 	bufferevent_free(c->bev);
 	free(c->rx);
+	free(c->tx);
 	free(c);
 }
 
+void
+conn_flush(struct conn *c)
+{
+	if (c->tls) {
+		if (c->tls_up)
+			(void)conn_tls_flush(c);
+		return;
+	}
+	(void)evbuffer_write(bufferevent_get_output(c->bev),
+	    bufferevent_getfd(c->bev));
+}
+
 /*
- * Starts reading.  A TLS connection's bufferevent reads (and decrypts);
- * a plain one's socket is read here, into the connection's own buffer, so
- * that a read takes what the kernel has (libevent's takes at most 4 KiB)
- * and frames are handed on from where they arrived, without a copy.
+ * A connection that must close, found where it cannot be closed (the
+ * caller may be forwarding over it): closed from the loop, at once.
+ */
+static void
+conn_fail_later(struct conn *c, const char *why)
+{
+	if (c->fail == NULL)
+		c->fail = why;
+	if (c->tls && c->ev_read != NULL)
+		event_active(c->ev_read, EV_READ, 0);
+	else
+		bufferevent_trigger_event(c->bev, BEV_EVENT_ERROR,
+		    BEV_TRIG_DEFER_CALLBACKS);
+}
+
+/*
+ * Appends a message to a TLS connection's tx buffer.  Returns -1 if it does
+ * not fit (or no memory): never the case for what link_drain adds.
+ */
+static int
+conn_tx_add(struct conn *c, const void *p, size_t n)
+{
+	if (c->tx == NULL) {
+		if ((c->tx = malloc(LINK_TX_SIZE)) == NULL)
+			return -1;
+		c->tx_off = c->tx_end = 0;
+	}
+	if (c->tx_off == c->tx_end)
+		c->tx_off = c->tx_end = 0;
+	if (LINK_TX_SIZE - c->tx_end < n) {
+		/* A record OpenSSL waits to send may move (tls.c). */
+		memmove(c->tx, c->tx + c->tx_off, c->tx_end - c->tx_off);
+		c->tx_end -= c->tx_off;
+		c->tx_off = 0;
+		if (LINK_TX_SIZE - c->tx_end < n)
+			return -1;
+	}
+	memcpy(c->tx + c->tx_end, p, n);
+	c->tx_end += n;
+	return 0;
+}
+
+/* Bytes handed to the connection and not yet to the kernel. */
+static size_t
+conn_out_len(struct conn *c)
+{
+	if (c->tls)
+		return c->tx_end - c->tx_off;
+	return evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
+/*
+ * Sends a message of ours (hello, keepalive, BYE): through the bufferevent,
+ * or into the tx buffer and out.  A failure closes c from the loop.
+ */
+static void
+conn_write(struct conn *c, const void *p, size_t n)
+{
+	if (!c->tls) {
+		if (bufferevent_write(c->bev, p, n) == -1)
+			conn_fail_later(c, "out of memory");
+		return;
+	}
+	if (conn_tx_add(c, p, n) == -1) {
+		if (c->state != CONN_UP || n > WIRE_HDR_LEN)
+			conn_fail_later(c, "out of memory");
+		return;		/* a keepalive: the link is not moving anyway */
+	}
+	if (conn_tls_flush(c) == -1)
+		conn_fail_later(c, c->fail);
+}
+
+/*
+ * Starts reading.  The socket is read here, not by the bufferevent, into
+ * the connection's own buffer, so that a read takes what the kernel has
+ * (libevent's takes at most 4 KiB) and frames are handed on from where
+ * they arrived, without a copy; over TLS, records decrypt into it.
  * timeout: the silence that closes the connection, NULL for none.
  */
 static int
@@ -431,15 +503,12 @@ conn_read_start(struct conn *c, const struct timeval *timeout)
 {
 	evutil_socket_t	 fd;
 
-	if (c->tls) {
-		bufferevent_set_timeouts(c->bev, timeout, NULL);
-		return bufferevent_enable(c->bev, EV_READ);
-	}
 	if (c->ev_read == NULL) {
 		if ((fd = bufferevent_getfd(c->bev)) < 0)
 			return -1;
 		if ((c->ev_read = event_new(c->d->base, fd,
-		    EV_READ | EV_PERSIST, conn_sockreadcb, c)) == NULL)
+		    EV_READ | EV_PERSIST, c->tls ? conn_tls_readcb :
+		    conn_sockreadcb, c)) == NULL)
 			return -1;
 	}
 	return event_add(c->ev_read, timeout);
@@ -468,9 +537,10 @@ conn_send_hello(struct conn *c)
 	snprintf(h.node, sizeof(h.node), "%s", d->node);
 	snprintf(h.network, sizeof(h.network), "%s", d->network);
 	n = wire_hello_encode(buf, sizeof(buf), &h);
-	bufferevent_write(c->bev, buf, n);
 	c->state = CONN_HANDSHAKE;
-	bufferevent_enable(c->bev, EV_WRITE);
+	if (!c->tls)
+		bufferevent_enable(c->bev, EV_WRITE);
+	conn_write(c, buf, n);
 	if (conn_read_start(c, NULL) == -1)
 		log_warn("%s: cannot read", c->peer);	/* the deadline ends it */
 }
@@ -513,7 +583,7 @@ keepalive_cb(evutil_socket_t fd, short ev, void *arg)
 	uint8_t		 buf[WIRE_HDR_LEN];
 
 	wire_empty_encode(buf, WIRE_KEEPALIVE);
-	bufferevent_write(c->bev, buf, sizeof(buf));
+	conn_write(c, buf, sizeof(buf));
 }
 
 /*
@@ -598,8 +668,7 @@ conn_established(struct conn *c)
 	l->conn = c;
 	c->state = CONN_UP;
 	if (c->tls) {
-		tls_describe(bufferevent_openssl_get_ssl(c->bev), desc,
-		    sizeof(desc));
+		tls_describe(c->ssl, desc, sizeof(desc));
 		log_info("link %s: %s, certificate of node %s verified",
 		    l->name, desc, c->hello.node);
 	}
@@ -611,8 +680,10 @@ conn_established(struct conn *c)
 	tv.tv_sec = 3 * c->hello.keepalive;
 	tv.tv_usec = 0;
 	(void)conn_read_start(c, &tv);
-	bufferevent_setcb(c->bev, conn_readcb, conn_writecb, conn_eventcb, c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, LINK_OUT_LOW, 0);
+	if (!c->tls) {
+		bufferevent_setcb(c->bev, NULL, conn_writecb, conn_eventcb, c);
+		bufferevent_setwatermark(c->bev, EV_WRITE, LINK_OUT_LOW, 0);
+	}
 	tv.tv_sec = d->keepalive;
 	c->ev_keepalive = event_new(d->base, -1, EV_PERSIST, keepalive_cb, c);
 	if (c->ev_keepalive != NULL)
@@ -695,6 +766,16 @@ conn_close(struct conn *c, const char *why, int bad)
 	c->closing = 1;
 	wire_empty_encode(buf, WIRE_BYE);
 	conn_read_stop(c);
+	if (c->tls) {
+		/* The write event frees it once out, the deadline if not. */
+		if (conn_tx_add(c, buf, sizeof(buf)) == -1 ||
+		    conn_tls_flush(c) == -1 || c->tx_off == c->tx_end) {
+			conn_free(c);
+			return;
+		}
+		evtimer_add(c->ev_deadline, &tv);
+		return;
+	}
 	bufferevent_write(c->bev, buf, sizeof(buf));
 	bufferevent_set_timeouts(c->bev, NULL, &tv);
 	bufferevent_setcb(c->bev, NULL, closing_writecb, closing_eventcb, c);
@@ -735,9 +816,8 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 		return -1;
 	}
 	/* The certificate must be that of the node the hello claims to be. */
-	if (c->tls && !c->outgoing && tls_check_peer(
-	    bufferevent_openssl_get_ssl(c->bev), c->hello.node, why_buf,
-	    sizeof(why_buf)) == -1) {
+	if (c->tls && !c->outgoing && tls_check_peer(c->ssl, c->hello.node,
+	    why_buf, sizeof(why_buf)) == -1) {
 		log_warnx("%s: refused: %s", c->peer, why_buf);
 		d->stats.tls_refused++;
 		conn_close(c, "certificate names another node", 0);
@@ -904,56 +984,85 @@ conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* A TLS connection's bufferevent has decrypted bytes for us. */
-static void
-conn_readcb(struct bufferevent *bev, void *arg)
-{
-	struct conn	*c = arg;
-	struct evbuffer	*in = bufferevent_get_input(bev);
-	size_t		 room;
-	int		 n;
-
-	while (evbuffer_get_length(in) > 0) {
-		if ((room = conn_rx_room(c)) == 0) {
-			conn_close(c, "out of memory", 0);
-			return;
-		}
-		if ((n = evbuffer_remove(in, c->rx + c->rx_end, room)) <= 0)
-			return;
-		c->rx_end += (size_t)n;
-		if (conn_input(c) == -1)
-			return;
-	}
-}
-
 /*
  * A TLS connection failed: say why, and count it as a refusal when it was
- * this side that refused the peer's certificate.
+ * this side that refused the peer's certificate.  first: the first OpenSSL
+ * error, 0 for none (sockerr then says what the system call met).
  */
 static void
-conn_tls_error(struct conn *c, int sockerr, char *why, size_t len)
+conn_tls_error(struct conn *c, int sockerr, unsigned long first, char *why,
+    size_t len)
 {
-	SSL		*ssl = bufferevent_openssl_get_ssl(c->bev);
-	unsigned long	 e, first = 0;
-
-	/* The first error is the cause; the rest follow from it. */
-	while ((e = bufferevent_get_openssl_error(c->bev)) != 0)
-		if (first == 0)
-			first = e;
-	if (first == 0 && SSL_get_verify_result(ssl) == X509_V_OK) {
+	if (first == 0 && SSL_get_verify_result(c->ssl) == X509_V_OK) {
 		/* Not TLS's doing: the connection itself failed. */
 		snprintf(why, len, "%s", sockerr != 0 ?
 		    evutil_socket_error_to_string(sockerr) :
 		    "connection failed");
 		return;
 	}
-	if (tls_failure(ssl, first, why, len)) {
+	if (tls_failure(c->ssl, first, why, len)) {
 		c->d->stats.tls_refused++;
 		log_warnx("%s: refused: %s", c->peer, why);
 	} else if (c->state != CONN_UP) {
 		c->d->stats.tls_failed++;
 		log_warnx("%s: TLS handshake failed: %s", c->peer, why);
 	}
+}
+
+/*
+ * What a TLS call that did not succeed means for c: waiting is 0, the end
+ * is -1 with the reason in c->fail (the caller closes c, or has it closed).
+ */
+static int
+conn_tls_wait(struct conn *c, enum tls_io r, unsigned long err, int writing)
+{
+	int	 sockerr = errno;
+
+	switch (r) {
+	case TLS_IO_OK:
+		return 0;
+	case TLS_IO_WANT_READ:
+		if (writing)
+			c->wr_wants_rd = 1;	/* ev_read is always on */
+		return 0;
+	case TLS_IO_WANT_WRITE:
+		if (!writing)
+			c->rd_wants_wr = 1;
+		event_add(c->ev_write, NULL);
+		return 0;
+	case TLS_IO_CLOSED:
+		c->fail = "connection closed by peer";
+		return -1;
+	case TLS_IO_ERROR:
+		break;
+	}
+	conn_tls_error(c, sockerr, err, c->fail_buf, sizeof(c->fail_buf));
+	c->fail = c->fail_buf;
+	return -1;
+}
+
+/*
+ * Writes the tx buffer as records, as far as the socket takes them; the
+ * write event finishes the job.  Returns -1 with c->fail set if c must
+ * close (the caller closes it, or has it closed).
+ */
+static int
+conn_tls_flush(struct conn *c)
+{
+	unsigned long	 err;
+	enum tls_io	 r;
+	size_t		 n;
+
+	c->wr_wants_rd = 0;
+	while (c->tx_off < c->tx_end) {
+		r = tls_write(c->ssl, c->tx + c->tx_off, c->tx_end - c->tx_off,
+		    &n, &err);
+		if (r != TLS_IO_OK)
+			return conn_tls_wait(c, r, err, 1);
+		c->tx_off += n;
+	}
+	c->tx_off = c->tx_end = 0;
+	return 0;
 }
 
 /* TLS is up: an incoming connection says hello, an outgoing one checks first. */
@@ -968,8 +1077,8 @@ conn_connected(struct conn *c)
 		conn_send_hello(c);
 		return;
 	}
-	if (c->tls && tls_check_peer(bufferevent_openssl_get_ssl(c->bev),
-	    link_peer(c->link), why, sizeof(why)) == -1) {
+	if (c->tls && tls_check_peer(c->ssl, link_peer(c->link), why,
+	    sizeof(why)) == -1) {
 		log_warnx("link %s: refused %s: %s", c->link->name, c->peer,
 		    why);
 		c->d->stats.tls_refused++;
@@ -981,6 +1090,126 @@ conn_connected(struct conn *c)
 	conn_send_hello(c);
 }
 
+/* One step of the TLS handshake (which may close c). */
+static void
+conn_tls_handshake(struct conn *c)
+{
+	unsigned long	 err;
+	enum tls_io	 r;
+
+	if ((r = tls_handshake(c->ssl, &err)) != TLS_IO_OK) {
+		if (conn_tls_wait(c, r, err, 0) == -1)
+			conn_close(c, c->fail, 0);
+		return;
+	}
+	c->tls_up = 1;
+	c->rd_wants_wr = 0;
+	event_del(c->ev_write);
+	/* Records read ahead with the handshake's last are read on the next turn. */
+	event_active(c->ev_read, EV_READ, 0);
+	conn_connected(c);
+}
+
+/*
+ * TCP is up (or accepted): TLS takes the socket from the bufferevent, and
+ * the handshake starts from the loop.
+ */
+static int
+conn_tls_start(struct conn *c)
+{
+	evutil_socket_t	 fd;
+
+	if ((fd = bufferevent_getfd(c->bev)) < 0 || c->d->tls == NULL)
+		return -1;
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	if ((c->ssl = tls_conn_new(c->d->tls, fd, c->outgoing)) == NULL ||
+	    (c->ev_write = event_new(c->d->base, fd, EV_WRITE,
+	    conn_tls_writecb, c)) == NULL ||
+	    conn_read_start(c, NULL) == -1)
+		return -1;
+	event_active(c->ev_write, EV_WRITE, 0);
+	return 0;
+}
+
+/* A TLS connection's socket is readable (or silent too long). */
+static void
+conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	unsigned long	 err;
+	enum tls_io	 r;
+	size_t		 room, n;
+	int		 i;
+
+	if (what & EV_TIMEOUT) {
+		conn_close(c, c->state == CONN_UP ? "peer silent" :
+		    "handshake timeout", 0);
+		return;
+	}
+	if (c->fail != NULL) {
+		conn_close(c, c->fail, 0);
+		return;
+	}
+	if (!c->tls_up) {
+		conn_tls_handshake(c);
+		return;
+	}
+	if (c->wr_wants_rd && conn_tls_flush(c) == -1) {
+		conn_close(c, c->fail, 0);
+		return;
+	}
+	for (i = 0; i < LINK_TLS_READS; i++) {
+		if ((room = conn_rx_room(c)) == 0) {
+			conn_close(c, "out of memory", 0);
+			return;
+		}
+		r = tls_read(c->ssl, c->rx + c->rx_end, room, &n, &err);
+		if (r != TLS_IO_OK) {
+			if (conn_tls_wait(c, r, err, 0) == -1)
+				conn_close(c, c->fail, 0);
+			return;
+		}
+		c->rx_end += n;
+		if (conn_input(c) == -1)
+			return;
+	}
+	/* Records read ahead and not decrypted: after the other events. */
+	if (SSL_has_pending(c->ssl))
+		event_active(c->ev_read, EV_READ, 0);
+}
+
+/* A TLS connection's socket is writable, or its handshake is to start. */
+static void
+conn_tls_writecb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	if (c->state == CONN_CLOSING) {
+		if (conn_tls_flush(c) == -1 || c->tx_off == c->tx_end)
+			conn_free(c);
+		return;
+	}
+	if (c->fail != NULL) {
+		conn_close(c, c->fail, 0);
+		return;
+	}
+	if (!c->tls_up) {
+		conn_tls_handshake(c);
+		return;
+	}
+	if (c->rd_wants_wr) {
+		c->rd_wants_wr = 0;
+		event_active(c->ev_read, EV_READ, 0);
+	}
+	if (conn_tls_flush(c) == -1) {
+		conn_close(c, c->fail, 0);
+		return;
+	}
+	if (c->link != NULL && c->link->conn == c &&
+	    conn_out_len(c) <= LINK_OUT_LOW)
+		link_drain(c->link);
+}
+
 static void
 conn_eventcb(struct bufferevent *bev, short what, void *arg)
 {
@@ -989,7 +1218,10 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 	int		 err = EVUTIL_SOCKET_ERROR();
 
 	if (what & BEV_EVENT_CONNECTED) {
-		conn_connected(c);
+		if (!c->tls)
+			conn_connected(c);
+		else if (conn_tls_start(c) == -1)
+			conn_close(c, "cannot start TLS: out of memory", 0);
 		return;
 	}
 	if (c->fail != NULL)
@@ -999,9 +1231,6 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
 	else if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof(why), "connection closed by peer");
-	else if ((what & BEV_EVENT_ERROR) && c->tls &&
-	    bufferevent_socket_get_dns_error(bev) == 0)
-		conn_tls_error(c, err, why, sizeof(why));
 	else if (what & BEV_EVENT_ERROR) {
 		int dnserr = bufferevent_socket_get_dns_error(bev);
 
@@ -1065,10 +1294,10 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
 	c->pending = 1;
 	d->npending++;
 	log_debug("connection from %s%s", c->peer, tls ? " (TLS)" : "");
-	if (tls)
-		bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-	else
+	if (!tls)
 		conn_send_hello(c);
+	else if (conn_tls_start(c) == -1)
+		conn_close(c, "cannot start TLS: out of memory", 0);
 }
 
 /*
@@ -1080,41 +1309,51 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
 static void
 link_drain(struct link *l)
 {
-	struct evbuffer	*out;
+	struct conn	*c = l->conn;
+	struct evbuffer	*out = NULL;
 	struct lq_item	 it;
 	struct timeval	 tv;
 	uint64_t	 now, wait;
 	size_t		 len;
+	int		 more = 1, r;
 
-	if (l->conn == NULL || l->conn->state != CONN_UP ||
-	    evtimer_pending(l->ev_pace, NULL))
+	if (c == NULL || c->state != CONN_UP ||
+	    evtimer_pending(l->ev_pace, NULL) ||
+	    (len = conn_out_len(c)) >= LINK_OUT_MAX)
 		return;
-	out = bufferevent_get_output(l->conn->bev);
-	if ((len = evbuffer_get_length(out)) >= LINK_OUT_MAX)
-		return;
-	/* One allocation for the batch, not one per frame or two. */
-	if (sched_frames(&l->sched) > 1)
-		(void)evbuffer_expand(out, LINK_OUT_MAX - len);
+	if (!c->tls) {
+		out = bufferevent_get_output(c->bev);
+		/* One allocation for the batch, not one per frame or two. */
+		if (sched_frames(&l->sched) > 1)
+			(void)evbuffer_expand(out, LINK_OUT_MAX - len);
+	}
 	now = vnetd_now_us();
-	while (evbuffer_get_length(out) < LINK_OUT_MAX) {
+	while (more && conn_out_len(c) < LINK_OUT_MAX) {
 		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
 		case SCHED_EMPTY:
-			return;
+			more = 0;
+			continue;
 		case SCHED_WAIT:
 			tv.tv_sec = (time_t)(wait / 1000000);
 			tv.tv_usec = (suseconds_t)(wait % 1000000);
 			evtimer_add(l->ev_pace, &tv);
-			return;
+			more = 0;
+			continue;
 		case SCHED_SEND:
 			break;
 		}
-		if (evbuffer_add(out, it.data, it.len) == -1) {
+		r = out != NULL ? evbuffer_add(out, it.data, it.len) :
+		    conn_tx_add(c, it.data, it.len);
+		if (r == -1) {
 			l->c.drops++;
 			continue;
 		}
 		l->c.frames_out++;
 		l->c.bytes_out += it.len - l->sched.prefix;
 	}
+	/* A bufferevent writes by itself; TLS records are written here. */
+	if (c->tls && conn_tls_flush(c) == -1)
+		conn_fail_later(c, c->fail);
 }
 
 struct link_cut {
@@ -1137,13 +1376,39 @@ link_cut_cb(const uint8_t *eth, size_t len, void *arg)
 }
 
 /*
- * A frame that need not wait goes straight into a plain connection's
- * socket: nothing queued in the link or its output buffer, no rate, and the
- * kernel holding less than LINK_NOTSENT_LOWAT unsent, as when the output
- * would be written at once.  That saves the two copies (into the queue,
- * into the output buffer) that the way through the queue costs.  What the
- * socket does not take goes into the output buffer, ahead of all else.
- * Returns 0 if the frame went (or was handed on), -1 to queue it.
+ * A TLS connection's direct way: the frame goes into the empty tx buffer
+ * (the one copy encryption needs contiguous) and out as records.
+ */
+static int
+link_send_tls(struct link *l, const uint8_t *pre, size_t prelen,
+    const uint8_t *eth, size_t len)
+{
+	struct conn	*c = l->conn;
+
+	if (c->tx_off != c->tx_end || c->wr_wants_rd)
+		return -1;
+	if (conn_tx_add(c, pre, prelen) == -1)
+		return -1;
+	if (conn_tx_add(c, eth, len) == -1) {
+		c->tx_off = c->tx_end = 0;
+		return -1;
+	}
+	if (conn_tls_flush(c) == -1)
+		conn_fail_later(c, c->fail);
+	sched_bypassed(&l->sched, vnetd_now_us());
+	l->c.frames_out++;
+	l->c.bytes_out += len;
+	return 0;
+}
+
+/*
+ * A frame that need not wait goes straight into a connection's socket:
+ * nothing queued in the link or its output buffer, no rate, and (plain)
+ * the kernel holding less than LINK_NOTSENT_LOWAT unsent, as when the
+ * output would be written at once.  That saves the two copies (into the
+ * queue, into the output buffer) that the way through the queue costs.
+ * What the socket does not take goes into the output buffer, ahead of all
+ * else.  Returns 0 if the frame went (or was handed on), -1 to queue it.
  */
 static int
 link_send_direct(struct link *l, const uint8_t *pre, size_t prelen,
@@ -1156,9 +1421,10 @@ link_send_direct(struct link *l, const uint8_t *pre, size_t prelen,
 	size_t		 done;
 	int		 unsent;
 
-	if (l->conn->tls || !sched_may_bypass(&l->sched) ||
-	    evtimer_pending(l->ev_pace, NULL))
+	if (!sched_may_bypass(&l->sched) || evtimer_pending(l->ev_pace, NULL))
 		return -1;
+	if (l->conn->tls)
+		return link_send_tls(l, pre, prelen, eth, len);
 	out = bufferevent_get_output(l->conn->bev);
 	if (evbuffer_get_length(out) != 0 ||
 	    (fd = bufferevent_getfd(l->conn->bev)) < 0)
@@ -1189,9 +1455,7 @@ lost:
 	 * Half a message is in the stream: the connection cannot go on.  It
 	 * is closed from the loop: the caller may be forwarding over it.
 	 */
-	l->conn->fail = "out of memory";
-	bufferevent_trigger_event(l->conn->bev, BEV_EVENT_ERROR,
-	    BEV_TRIG_DEFER_CALLBACKS);
+	conn_fail_later(l->conn, "out of memory");
 	return 0;
 }
 

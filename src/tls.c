@@ -134,7 +134,17 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	 */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_num_tickets(ctx, 0);
-	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION |
+	    SSL_OP_IGNORE_UNEXPECTED_EOF);
+	/*
+	 * Records are read ahead, as many as TLS_READ_BUFFER holds, with one
+	 * read(2); a write hands back what went out record by record, from a
+	 * buffer that may have moved since the call that had to wait.
+	 */
+	SSL_CTX_set_read_ahead(ctx, 1);
+	SSL_CTX_set_default_read_buffer_len(ctx, TLS_READ_BUFFER);
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (SSL_CTX_use_certificate_chain_file(ctx, f->cert) != 1) {
 		snprintf(err, errlen, "tls-cert %s: %s", f->cert,
 		    last_error("cannot load"));
@@ -300,4 +310,94 @@ tls_describe(SSL *ssl, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %s", SSL_get_version(ssl),
 	    SSL_get_cipher_name(ssl));
+}
+
+SSL *
+tls_conn_new(SSL_CTX *ctx, int fd, int outgoing)
+{
+	SSL	*ssl;
+
+	if ((ssl = SSL_new(ctx)) == NULL)
+		return NULL;
+	if (SSL_set_fd(ssl, fd) != 1) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	if (outgoing)
+		SSL_set_connect_state(ssl);
+	else
+		SSL_set_accept_state(ssl);
+	return ssl;
+}
+
+/*
+ * What became of a call that returned r.  The thread's error queue is left
+ * empty: the first error is kept in *err (0 for none: errno, if not 0,
+ * says what the system call met).
+ */
+static enum tls_io
+tls_result(SSL *ssl, int r, unsigned long *err)
+{
+	unsigned long	 e;
+	int		 saved = errno, what;
+
+	*err = 0;
+	what = SSL_get_error(ssl, r);
+	switch (what) {
+	case SSL_ERROR_WANT_READ:
+		return TLS_IO_WANT_READ;
+	case SSL_ERROR_WANT_WRITE:
+		return TLS_IO_WANT_WRITE;
+	case SSL_ERROR_ZERO_RETURN:
+		return TLS_IO_CLOSED;
+	}
+	while ((e = ERR_get_error()) != 0)
+		if (*err == 0)
+			*err = e;
+	if (what == SSL_ERROR_SYSCALL && *err == 0 && saved == 0)
+		return TLS_IO_CLOSED;		/* EOF, no close_notify */
+	errno = what == SSL_ERROR_SYSCALL ? saved : 0;
+	return TLS_IO_ERROR;
+}
+
+enum tls_io
+tls_handshake(SSL *ssl, unsigned long *err)
+{
+	int	 r;
+
+	errno = 0;
+	if ((r = SSL_do_handshake(ssl)) == 1) {
+		*err = 0;
+		return TLS_IO_OK;
+	}
+	return tls_result(ssl, r, err);
+}
+
+enum tls_io
+tls_read(SSL *ssl, void *buf, size_t len, size_t *n, unsigned long *err)
+{
+	int	 r;
+
+	errno = 0;
+	if ((r = SSL_read_ex(ssl, buf, len, n)) == 1) {
+		*err = 0;
+		return TLS_IO_OK;
+	}
+	*n = 0;
+	return tls_result(ssl, r, err);
+}
+
+enum tls_io
+tls_write(SSL *ssl, const void *buf, size_t len, size_t *n,
+    unsigned long *err)
+{
+	int	 r;
+
+	errno = 0;
+	if ((r = SSL_write_ex(ssl, buf, len, n)) == 1) {
+		*err = 0;
+		return TLS_IO_OK;
+	}
+	*n = 0;
+	return tls_result(ssl, r, err);
 }
