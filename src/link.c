@@ -1154,9 +1154,14 @@ conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
 		conn_tls_handshake(c);
 		return;
 	}
-	if (c->wr_wants_rd && conn_tls_flush(c) == -1) {
-		conn_close(c, c->fail, 0);
-		return;
+	if (c->wr_wants_rd) {
+		if (conn_tls_flush(c) == -1) {
+			conn_close(c, c->fail, 0);
+			return;
+		}
+		if (c->link != NULL && c->link->conn == c &&
+		    conn_out_len(c) <= LINK_OUT_LOW)
+			link_drain(c->link);
 	}
 	for (i = 0; i < LINK_TLS_READS; i++) {
 		if ((room = conn_rx_room(c)) == 0) {
@@ -1328,6 +1333,7 @@ link_drain(struct link *l)
 			(void)evbuffer_expand(out, LINK_OUT_MAX - len);
 	}
 	now = vnetd_now_us();
+ again:
 	while (more && conn_out_len(c) < LINK_OUT_MAX) {
 		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
 		case SCHED_EMPTY:
@@ -1351,9 +1357,19 @@ link_drain(struct link *l)
 		l->c.frames_out++;
 		l->c.bytes_out += it.len - l->sched.prefix;
 	}
-	/* A bufferevent writes by itself; TLS records are written here. */
-	if (c->tls && conn_tls_flush(c) == -1)
+	/*
+	 * A bufferevent writes by itself, and calls back when it has.  TLS
+	 * records are written here; what the socket took at once makes room
+	 * that no event will announce, so the queue is drained into it now.
+	 */
+	if (!c->tls)
+		return;
+	if (conn_tls_flush(c) == -1) {
 		conn_fail_later(c, c->fail);
+		return;
+	}
+	if (more && conn_out_len(c) <= LINK_OUT_LOW)
+		goto again;
 }
 
 struct link_cut {

@@ -134,8 +134,11 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	 */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_num_tickets(ctx, 0);
-	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION |
-	    SSL_OP_IGNORE_UNEXPECTED_EOF);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+	/* A peer that just closes TCP has closed (1.1.1 says so by itself). */
+	SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+#endif
 	/*
 	 * Records are read ahead, as many as TLS_READ_BUFFER holds, with one
 	 * read(2); a write hands back what went out record by record, from a
