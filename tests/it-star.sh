@@ -69,4 +69,10 @@ say "proxy counters grew: host1 in $d1in out $d1out, host2 in $d2in out $d2out"
 	fail "the proxy's frame counters did not grow by the 8 echoes each way"
 b=$(link_field proxy host1 bytes_in)
 ((b >= 8 * 98)) || fail "the proxy counted $b bytes from host1, less than 8 echo requests"
+
+# A burst of UDP fills the sockets and queues: once it is over, every
+# link's queue must empty by itself.
+out=$(udp_burst g1 "$IP2" 20000) || fail "the UDP burst failed: $out"
+say "a burst of $out UDP datagrams; the queues empty"
+queues_drain "host1 proxy" "host2 proxy" "proxy host1" "proxy host2"
 pass

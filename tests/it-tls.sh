@@ -114,28 +114,11 @@ for d in "1 2" "2 1"; do
 done
 (($(link_field proxy host1 connects) == c1 && $(link_field proxy host2 connects) == c2)) ||
 	fail "the proxy's links reconnected during the bulk transfer"
-# A burst of UDP, which nothing retransmits, fills the sockets and queues:
-# once it is over, every link's queue must empty by itself.
-out=$(in_guest g1 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
-n = 0
-for i in range(20000):
-    try:
-        s.sendto(bytes(1400), (sys.argv[1], 9))
-        n += 1
-    except OSError:
-        pass
-print(n)' "$IP2" 2>&1) || fail "the UDP burst failed: $out"
-say "a burst of $out UDP datagrams"
-# shellcheck disable=SC2317 # called through wait_for
-queue_empty() { (($(link_field "$1" "$2" queue_frames) == 0)); }
-for q in "host1 proxy" "host2 proxy" "proxy host1" "proxy host2"; do
-	read -r dmn lnk <<<"$q"
-	wait_for 5 queue_empty "$dmn" "$lnk" ||
-		fail "$dmn: frames left in the queue of link $lnk: $(vctl "$dmn" show links)"
-done
+# A burst of UDP fills the sockets and queues: once it is over, every
+# link's queue must empty by itself.
+out=$(udp_burst g1 "$IP2" 20000) || fail "the UDP burst failed: $out"
+say "a burst of $out UDP datagrams; the queues empty"
+queues_drain "host1 proxy" "host2 proxy" "proxy host1" "proxy host2"
 
 # try_node NAME IDX WHO WHAT REASON CONF: starts a node that must be refused,
 # waits until WHO (proxy or NAME) counts a tls_refused more and logs REASON,

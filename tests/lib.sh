@@ -325,6 +325,38 @@ in_guest() {
 	ip netns exec "${G_NS[$guest]}" "$@"
 }
 
+# udp_burst GUEST ADDR N: N datagrams of 1400 bytes from the guest to ADDR
+# (port 9), as fast as it sends them; nothing retransmits them, so frames
+# a link leaves queued stay there.  Prints how many went.
+udp_burst() {
+	in_guest "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
+n = 0
+for i in range(int(sys.argv[2])):
+    try:
+        s.sendto(bytes(1400), (sys.argv[1], 9))
+        n += 1
+    except OSError:
+        pass
+print(n)' "$2" "$3"
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+queue_empty() { (($(link_field "$1" "$2" queue_frames) == 0)); }
+
+# queues_drain "DAEMON LINK"...: each of these links' queues empties (within
+# 5 s) once the traffic is over.
+queues_drain() {
+	local q dmn lnk
+	for q in "$@"; do
+		read -r dmn lnk <<<"$q"
+		wait_for 5 queue_empty "$dmn" "$lnk" ||
+			fail "$dmn: frames left in the queue of link $lnk: $(vctl "$dmn" show links)"
+	done
+}
+
 # iperf_server GUEST: an iperf3 server in the guest, stopped by the cleanup;
 # returns once it listens on port 5201.
 iperf_server() {
