@@ -1131,6 +1131,41 @@ conn_tls_start(struct conn *c)
 	return 0;
 }
 
+/*
+ * What a TLS connection's socket events do first: close it if it must, or
+ * run the handshake.  Returns 1 if that was all (c may be gone).
+ */
+static int
+conn_tls_event_done(struct conn *c)
+{
+	if (c->fail != NULL) {
+		conn_close(c, c->fail, 0);
+		return 1;
+	}
+	if (!c->tls_up) {
+		conn_tls_handshake(c);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Writes what waits in the tx buffer and refills it from the link's queue
+ * once there is room.  Returns -1 if c was closed.
+ */
+static int
+conn_tls_write_more(struct conn *c)
+{
+	if (conn_tls_flush(c) == -1) {
+		conn_close(c, c->fail, 0);
+		return -1;
+	}
+	if (c->link != NULL && c->link->conn == c &&
+	    conn_out_len(c) <= LINK_OUT_LOW)
+		link_drain(c->link);
+	return 0;
+}
+
 /* A TLS connection's socket is readable (or silent too long). */
 static void
 conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
@@ -1146,23 +1181,9 @@ conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
 		    "handshake timeout", 0);
 		return;
 	}
-	if (c->fail != NULL) {
-		conn_close(c, c->fail, 0);
+	if (conn_tls_event_done(c) ||
+	    (c->wr_wants_rd && conn_tls_write_more(c) == -1))
 		return;
-	}
-	if (!c->tls_up) {
-		conn_tls_handshake(c);
-		return;
-	}
-	if (c->wr_wants_rd) {
-		if (conn_tls_flush(c) == -1) {
-			conn_close(c, c->fail, 0);
-			return;
-		}
-		if (c->link != NULL && c->link->conn == c &&
-		    conn_out_len(c) <= LINK_OUT_LOW)
-			link_drain(c->link);
-	}
 	for (i = 0; i < LINK_TLS_READS; i++) {
 		if ((room = conn_rx_room(c)) == 0) {
 			conn_close(c, "out of memory", 0);
@@ -1194,25 +1215,13 @@ conn_tls_writecb(evutil_socket_t fd, short what, void *arg)
 			conn_free(c);
 		return;
 	}
-	if (c->fail != NULL) {
-		conn_close(c, c->fail, 0);
+	if (conn_tls_event_done(c))
 		return;
-	}
-	if (!c->tls_up) {
-		conn_tls_handshake(c);
-		return;
-	}
 	if (c->rd_wants_wr) {
 		c->rd_wants_wr = 0;
 		event_active(c->ev_read, EV_READ, 0);
 	}
-	if (conn_tls_flush(c) == -1) {
-		conn_close(c, c->fail, 0);
-		return;
-	}
-	if (c->link != NULL && c->link->conn == c &&
-	    conn_out_len(c) <= LINK_OUT_LOW)
-		link_drain(c->link);
+	(void)conn_tls_write_more(c);
 }
 
 static void
