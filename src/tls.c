@@ -141,8 +141,9 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 #endif
 	/*
 	 * Records are read ahead, as many as TLS_READ_BUFFER holds, with one
-	 * read(2); a write hands back what went out record by record, from a
-	 * buffer that may have moved since the call that had to wait.
+	 * read(2).  A write reports the records that went out (those a write
+	 * that had to wait got out are reported by the next call that
+	 * finishes), and its retry may pass the same bytes from elsewhere.
 	 */
 	SSL_CTX_set_read_ahead(ctx, 1);
 	SSL_CTX_set_default_read_buffer_len(ctx, TLS_READ_BUFFER);

@@ -1,0 +1,321 @@
+/*
+ * A connection's TLS I/O (tls.h) between two SSLs on a socket pair with
+ * small buffers: the handshake in non-blocking steps; writes that the
+ * socket cannot all take, retried from a buffer that moved in between and
+ * grew, as link.c's tx buffer does; reads of one record (at most 16 KiB)
+ * each that give back every byte in order; a peer that closes; a peer
+ * that sends bytes that are no TLS record.
+ */
+#include <sys/socket.h>
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "tls.h"
+
+#define NODE		"n1"
+#define TOTAL		(1024 * 1024)
+#define RECORD_MAX	16384
+
+static char	 dir[32];
+static char	 certf[64], keyf[64];
+static SSL_CTX	*ctx;
+
+/* A self-signed certificate naming NODE: its own CA, for both ends. */
+static void
+make_files(void)
+{
+	EVP_PKEY_CTX	*pc;
+	EVP_PKEY	*k = NULL;
+	X509		*x;
+	X509_NAME	*n;
+	X509_EXTENSION	*e;
+	FILE		*f;
+
+	snprintf(dir, sizeof(dir), "/tmp/check_tls.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(certf, sizeof(certf), "%s/n1.crt", dir);
+	snprintf(keyf, sizeof(keyf), "%s/n1.key", dir);
+
+	pc = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_int_eq(EVP_PKEY_keygen_init(pc), 1);
+	ck_assert_int_eq(EVP_PKEY_CTX_set_ec_paramgen_curve_nid(pc,
+	    NID_X9_62_prime256v1), 1);
+	ck_assert_int_eq(EVP_PKEY_keygen(pc, &k), 1);
+	EVP_PKEY_CTX_free(pc);
+
+	x = X509_new();
+	ck_assert_ptr_nonnull(x);
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+	X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600);
+	n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+	    (const unsigned char *)NODE, -1, -1, 0);
+	X509_set_issuer_name(x, n);
+	X509_set_pubkey(x, k);
+	e = X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints,
+	    "critical,CA:TRUE");
+	ck_assert_ptr_nonnull(e);
+	X509_add_ext(x, e, -1);
+	X509_EXTENSION_free(e);
+	ck_assert_int_gt(X509_sign(x, k, EVP_sha256()), 0);
+
+	ck_assert_ptr_nonnull(f = fopen(certf, "w"));
+	ck_assert_int_eq(PEM_write_X509(f, x), 1);
+	fclose(f);
+	ck_assert_ptr_nonnull(f = fopen(keyf, "w"));
+	ck_assert_int_eq(PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL,
+	    NULL), 1);
+	fclose(f);
+	X509_free(x);
+	EVP_PKEY_free(k);
+}
+
+static void
+setup(void)
+{
+	struct tls_files	 tf;
+	char			 err[256], warn[256];
+
+	make_files();
+	tf.cert = certf;
+	tf.key = keyf;
+	tf.ca = certf;
+	tf.crl = NULL;
+	ctx = tls_ctx_new(&tf, NODE, err, sizeof(err), warn, sizeof(warn));
+	ck_assert_msg(ctx != NULL, "tls_ctx_new: %s", err);
+	ck_assert_msg(warn[0] == '\0', "tls_ctx_new warns: %s", warn);
+}
+
+static void
+teardown(void)
+{
+	SSL_CTX_free(ctx);
+	unlink(certf);
+	unlink(keyf);
+	rmdir(dir);
+}
+
+/* Two non-blocking ends with small buffers, and an SSL on each. */
+static void
+pair(int sv[2], SSL **client, SSL **server)
+{
+	int	 i, sz = 4096;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(fcntl(sv[i], F_SETFL, O_NONBLOCK), 0);
+		setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		setsockopt(sv[i], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	}
+	ck_assert_ptr_nonnull(*client = tls_conn_new(ctx, sv[0], 1));
+	ck_assert_ptr_nonnull(*server = tls_conn_new(ctx, sv[1], 0));
+}
+
+/* Both handshakes in steps, each only ever waiting, until both are done. */
+static void
+handshake(SSL *a, SSL *b)
+{
+	unsigned long	 err;
+	enum tls_io	 ra = TLS_IO_WANT_READ, rb = TLS_IO_WANT_READ;
+	int		 i;
+
+	for (i = 0; i < 100 && (ra != TLS_IO_OK || rb != TLS_IO_OK); i++) {
+		if (ra != TLS_IO_OK)
+			ra = tls_handshake(a, &err);
+		ck_assert_msg(ra == TLS_IO_OK || ra == TLS_IO_WANT_READ ||
+		    ra == TLS_IO_WANT_WRITE, "client handshake: %d (%lu)", ra,
+		    err);
+		if (rb != TLS_IO_OK)
+			rb = tls_handshake(b, &err);
+		ck_assert_msg(rb == TLS_IO_OK || rb == TLS_IO_WANT_READ ||
+		    rb == TLS_IO_WANT_WRITE, "server handshake: %d (%lu)", rb,
+		    err);
+	}
+	ck_assert_msg(ra == TLS_IO_OK && rb == TLS_IO_OK,
+	    "no handshake after %d steps", i);
+}
+
+static void
+pattern(uint8_t *p, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + (i >> 11));
+}
+
+START_TEST(test_handshake_names)
+{
+	SSL	*a, *b;
+	char	 why[160];
+	int	 sv[2];
+
+	pair(sv, &a, &b);
+	handshake(a, b);
+	ck_assert_int_eq(tls_check_peer(a, NODE, why, sizeof(why)), 0);
+	ck_assert_int_eq(tls_check_peer(b, NODE, why, sizeof(why)), 0);
+	ck_assert_int_eq(tls_check_peer(a, "n2", why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "does not name node n2") != NULL, "%s", why);
+	SSL_free(a);
+	SSL_free(b);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
+ * TOTAL bytes one way through sockets that take a few KiB at a time.  The
+ * unsent part moves between two buffers whenever a write has to wait, and
+ * the retry passes it from where it is now with more bytes behind it.
+ * OpenSSL keeps count of the records a waiting write got out and reports
+ * them when a call finishes, so one success may cover many records; the
+ * reader gets them one record, at most 16 KiB, at a time.
+ */
+START_TEST(test_stream_moving_buffer)
+{
+	static uint8_t	 src[TOTAL], dst[TOTAL], bufs[2][TOTAL];
+	SSL		*a, *b;
+	unsigned long	 err;
+	enum tls_io	 r;
+	size_t		 sent = 0, got = 0, queued = 0, n;
+	size_t		 off = 0, end = 0, waits = 0, moves = 0;
+	int		 sv[2], cur = 0, steps;
+
+	pattern(src, sizeof(src));
+	pair(sv, &a, &b);
+	handshake(a, b);
+	for (steps = 0; got < TOTAL && steps < 1000000; steps++) {
+		/* Up to 40 KiB more appended behind what waits. */
+		n = TOTAL - queued < 40960 ? TOTAL - queued : 40960;
+		memcpy(bufs[cur] + end, src + queued, n);
+		end += n;
+		queued += n;
+		while (off < end) {
+			r = tls_write(a, bufs[cur] + off, end - off, &n, &err);
+			if (r == TLS_IO_WANT_WRITE) {
+				waits++;
+				/* Move what is unsent to the other buffer's start. */
+				memcpy(bufs[!cur], bufs[cur] + off, end - off);
+				end -= off;
+				off = 0;
+				cur = !cur;
+				moves++;
+				break;
+			}
+			ck_assert_msg(r == TLS_IO_OK, "write: %d (%lu)", r, err);
+			ck_assert_uint_gt(n, 0);
+			ck_assert_uint_le(n, end - off);
+			off += n;
+			sent += n;
+		}
+		if (off == end)
+			off = end = 0;
+		/* The other end reads all it can. */
+		for (;;) {
+			r = tls_read(b, dst + got, TOTAL - got, &n, &err);
+			if (r == TLS_IO_WANT_READ)
+				break;
+			ck_assert_msg(r == TLS_IO_OK, "read: %d (%lu)", r, err);
+			ck_assert_uint_le(n, RECORD_MAX);
+			got += n;
+			if (got == TOTAL)
+				break;
+		}
+	}
+	ck_assert_uint_eq(sent, TOTAL);
+	ck_assert_uint_eq(got, TOTAL);
+	ck_assert_msg(memcmp(src, dst, TOTAL) == 0, "bytes differ");
+	/* The sockets were small: writes had to wait, and their data moved. */
+	ck_assert_uint_gt(waits, 10);
+	ck_assert_uint_gt(moves, 10);
+	SSL_free(a);
+	SSL_free(b);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* The peer goes away without close_notify: that is a close, not an error. */
+START_TEST(test_peer_closes)
+{
+	SSL		*a, *b;
+	unsigned long	 err;
+	uint8_t		 buf[64];
+	size_t		 n;
+	int		 sv[2];
+
+	pair(sv, &a, &b);
+	handshake(a, b);
+	ck_assert_int_eq(tls_read(b, buf, sizeof(buf), &n, &err),
+	    TLS_IO_WANT_READ);
+	SSL_free(a);
+	close(sv[0]);
+	ck_assert_int_eq(tls_read(b, buf, sizeof(buf), &n, &err),
+	    TLS_IO_CLOSED);
+	ck_assert_uint_eq(n, 0);
+	SSL_free(b);
+	close(sv[1]);
+}
+END_TEST
+
+/* Bytes that are no TLS record: an error, with OpenSSL's reason. */
+START_TEST(test_garbage)
+{
+	static const char	 junk[] = "this is not a TLS record at all!";
+	SSL			*a, *b;
+	unsigned long		 err = 0;
+	uint8_t			 buf[64];
+	size_t			 n;
+	int			 sv[2];
+
+	pair(sv, &a, &b);
+	handshake(a, b);
+	ck_assert_int_eq(write(sv[0], junk, sizeof(junk)), sizeof(junk));
+	ck_assert_int_eq(tls_read(b, buf, sizeof(buf), &n, &err),
+	    TLS_IO_ERROR);
+	ck_assert_msg(err != 0, "no OpenSSL error for garbage");
+	ck_assert_uint_eq(ERR_peek_error(), 0);	/* the queue is left empty */
+	SSL_free(a);
+	SSL_free(b);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("tls");
+	TCase	*tc = tcase_create("io");
+	SRunner	*sr;
+	int	 failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_handshake_names);
+	tcase_add_test(tc, test_stream_moving_buffer);
+	tcase_add_test(tc, test_peer_closes);
+	tcase_add_test(tc, test_garbage);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
