@@ -335,6 +335,17 @@ tls_conn_new(SSL_CTX *ctx, int fd, int outgoing)
 }
 
 /*
+ * Before a call: SSL_get_error() reads the thread's error queue, where
+ * something else may have left an error, and errno.
+ */
+static void
+tls_io_begin(void)
+{
+	ERR_clear_error();
+	errno = 0;
+}
+
+/*
  * What became of a call that returned r.  The thread's error queue is left
  * empty: the first error is kept in *err (0 for none: errno, if not 0,
  * says what the system call met).
@@ -369,7 +380,7 @@ tls_handshake(SSL *ssl, unsigned long *err)
 {
 	int	 r;
 
-	errno = 0;
+	tls_io_begin();
 	if ((r = SSL_do_handshake(ssl)) == 1) {
 		*err = 0;
 		return TLS_IO_OK;
@@ -382,7 +393,7 @@ tls_read(SSL *ssl, void *buf, size_t len, size_t *n, unsigned long *err)
 {
 	int	 r;
 
-	errno = 0;
+	tls_io_begin();
 	if ((r = SSL_read_ex(ssl, buf, len, n)) == 1) {
 		*err = 0;
 		return TLS_IO_OK;
@@ -397,7 +408,7 @@ tls_write(SSL *ssl, const void *buf, size_t len, size_t *n,
 {
 	int	 r;
 
-	errno = 0;
+	tls_io_begin();
 	if ((r = SSL_write_ex(ssl, buf, len, n)) == 1) {
 		*err = 0;
 		return TLS_IO_OK;
