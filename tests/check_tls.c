@@ -127,6 +127,16 @@ pair(int sv[2], SSL **client, SSL **server)
 	ck_assert_ptr_nonnull(*server = tls_conn_new(ctx, sv[1], 0));
 }
 
+/* The two ends and their SSLs go. */
+static void
+unpair(int sv[2], SSL *client, SSL *server)
+{
+	SSL_free(client);
+	SSL_free(server);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* Both handshakes in steps, each only ever waiting, until both are done. */
 static void
 handshake(SSL *a, SSL *b)
@@ -172,10 +182,7 @@ START_TEST(test_handshake_names)
 	ck_assert_int_eq(tls_check_peer(b, NODE, why, sizeof(why)), 0);
 	ck_assert_int_eq(tls_check_peer(a, "n2", why, sizeof(why)), -1);
 	ck_assert_msg(strstr(why, "does not name node n2") != NULL, "%s", why);
-	SSL_free(a);
-	SSL_free(b);
-	close(sv[0]);
-	close(sv[1]);
+	unpair(sv, a, b);
 }
 END_TEST
 
@@ -244,10 +251,7 @@ START_TEST(test_stream_moving_buffer)
 	/* The sockets were small: writes had to wait, and their data moved. */
 	ck_assert_uint_gt(waits, 10);
 	ck_assert_uint_gt(moves, 10);
-	SSL_free(a);
-	SSL_free(b);
-	close(sv[0]);
-	close(sv[1]);
+	unpair(sv, a, b);
 }
 END_TEST
 
@@ -293,10 +297,7 @@ START_TEST(test_garbage)
 	    TLS_IO_ERROR);
 	ck_assert_msg(err != 0, "no OpenSSL error for garbage");
 	ck_assert_uint_eq(ERR_peek_error(), 0);	/* the queue is left empty */
-	SSL_free(a);
-	SSL_free(b);
-	close(sv[0]);
-	close(sv[1]);
+	unpair(sv, a, b);
 }
 END_TEST
 
