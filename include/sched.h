@@ -29,9 +29,15 @@
 #define SCHED_WINDOW		10000000	/* us: "recent" for show */
 
 /* What a link's options say: a rate and an AQM. */
+/*
+ * A link's options, remembered by link name.  The scheduler uses rate and
+ * aqm; congestion is for the link's TCP connections (link.c), "" for the
+ * system's default, and travels with the others.
+ */
 struct sched_opts {
 	uint64_t		rate;	/* bit/s, 0: none */
 	struct aqm_params	aqm;
+	char			congestion[STMT_CONGESTION_MAX + 1];
 };
 
 struct sched_counters {

@@ -35,6 +35,9 @@
  *                                           gbit or tbit (powers of 1000)
  *   aqm off|codel|fq_codel [target TIME] [interval TIME]
  *                                           TIME: a number and us, ms or s
+ *   congestion CC|default                   CC: 1..15 characters of
+ *                                           [a-z0-9_-], as the kernel names
+ *                                           TCP congestion controls
  *   tls-cert FILE | tls-key FILE | tls-ca FILE | tls-crl FILE
  *   control-group GROUP
  *   user NAME
@@ -76,6 +79,7 @@
 
 #define STMT_NAME_MAX	31	/* node, network, link, interface names */
 #define STMT_DEV_MAX	15	/* IFNAMSIZ - 1 */
+#define STMT_CONGESTION_MAX 15	/* TCP_CA_NAME_MAX - 1 */
 #define STMT_HOST_MAX	255
 #define STMT_PATH_MAX	1023
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
@@ -137,6 +141,7 @@ enum stmt_show {
 /* Link options a statement gives (bits of stmt.lopts). */
 #define STMT_LOPT_RATE	0x1
 #define STMT_LOPT_AQM	0x2
+#define STMT_LOPT_CONGESTION	0x4
 
 #define STMT_RATE_MIN	8000ULL			/* bit/s */
 #define STMT_RATE_MAX	1000000000000ULL	/* bit/s */
@@ -230,6 +235,8 @@ struct stmt {
 	enum stmt_aqm		aqm;
 	uint32_t		aqm_target;		/* us */
 	uint32_t		aqm_interval;		/* us */
+	/* TCP congestion control of the link's connections; "": the system's */
+	char			congestion[STMT_CONGESTION_MAX + 1];
 	int			tls;			/* listen, link */
 	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen */
 	unsigned int		nallow;
@@ -299,6 +306,7 @@ char	*stmt_time_format(uint32_t us, char *buf, size_t len);
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
+int	 stmt_valid_congestion(const char *s);
 int	 stmt_valid_account(const char *s);
 
 /* 1 when addr (4 or 16 bytes of family AF_INET or AF_INET6) is in c. */

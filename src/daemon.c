@@ -1047,7 +1047,7 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	struct link		*l;
 	const struct sched	*sc;
 	struct sched_quantiles	 qt;
-	char			 buf[32];
+	char			 buf[32], cc[STMT_CONGESTION_MAX + 1];
 
 	if ((l = link_find(d, name)) == NULL) {
 		snprintf(err, errlen, "no link %s", name);
@@ -1066,6 +1066,7 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	    sc->opts.aqm.kind == AQM_FQ_CODEL ? "fq_codel" : "codel");
 	ROW("aqm_target_us", sc->opts.aqm.target);
 	ROW("aqm_interval_us", sc->opts.aqm.interval);
+	ROWS("congestion", link_congestion(l, cc));
 	ROW("queue_bytes", sched_bytes(sc));
 	ROW("queue_frames", sched_frames(sc));
 	ROW("queue_limit", sc->q.limit);

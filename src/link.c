@@ -41,6 +41,7 @@ static int	conn_tls_flush(struct conn *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
+static void	conn_congestion(struct conn *, const char *cc);
 
 const char *
 link_state_name(enum link_state s)
@@ -158,6 +159,13 @@ static int
 link_remember_options(struct vnetd *d, const struct stmt *st,
     struct sched_opts *o, char *err, size_t errlen)
 {
+	char	 why[512];
+
+	if ((st->lopts & STMT_LOPT_CONGESTION) &&
+	    link_congestion_check(st->congestion, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "link %s: %s", st->name, why);
+		return -1;
+	}
 	link_options(d, st->name, o);
 	sched_opts_from_stmt(o, st);
 	if (sched_optlist_set(&d->linkopts, st->name, o) == NULL) {
@@ -177,6 +185,8 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 	if (link_remember_options(d, st, &o, err, errlen) == -1)
 		return -1;
 	if ((l = link_find(d, st->name)) != NULL) {
+		if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
+			conn_congestion(l->conn, o.congestion);
 		evtimer_del(l->ev_pace);
 		sched_set_opts(&l->sched, &o, vnetd_now_us());
 		link_drain(l);
@@ -204,6 +214,8 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 		if (link_remember_options(d, st, &o, err, errlen) == -1)
 			return -1;
 		sched_set_opts(&l->sched, &o, vnetd_now_us());
+		if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
+			conn_congestion(l->conn, o.congestion);
 	} else if (link_remember_options(d, st, &o, err, errlen) == -1)
 		return -1;
 	else if ((l = link_new(d, st->name)) == NULL) {
@@ -317,6 +329,117 @@ conn_sockopts(evutil_socket_t fd)
 	 */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
 	    sizeof(lowat));
+}
+
+/* A TCP socket's congestion control into buf (STMT_CONGESTION_MAX + 1). */
+static int
+congestion_get(evutil_socket_t fd, char *buf)
+{
+	socklen_t	 len = STMT_CONGESTION_MAX + 1;
+
+	memset(buf, 0, len);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, buf, &len) == -1)
+		return -1;
+	buf[STMT_CONGESTION_MAX] = '\0';
+	return 0;
+}
+
+/* What a new TCP socket gets here: the system's default.  0 or -1. */
+static int
+congestion_default(char *buf)
+{
+	int	 fd, r;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return -1;
+	r = congestion_get(fd, buf);
+	close(fd);
+	return r;
+}
+
+/* Sets a connection's congestion control; "" is the system's.  0 or -1. */
+static int
+congestion_set(evutil_socket_t fd, const char *cc)
+{
+	char	 def[STMT_CONGESTION_MAX + 1];
+
+	if (cc[0] == '\0') {
+		if (congestion_default(def) == -1)
+			return -1;
+		cc = def;
+	}
+	return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc,
+	    (socklen_t)strlen(cc));
+}
+
+int
+link_congestion_check(const char *cc, char *err, size_t errlen)
+{
+	char	 have[256];
+	FILE	*f;
+	int	 fd, r, saved;
+
+	if (cc[0] == '\0')
+		return 0;
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1) {
+		snprintf(err, errlen, "congestion %s: socket: %s", cc,
+		    strerror(errno));
+		return -1;
+	}
+	r = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc,
+	    (socklen_t)strlen(cc));
+	saved = errno;
+	close(fd);
+	if (r == 0)
+		return 0;
+	have[0] = '\0';
+	if ((f = fopen(saved == EPERM ?
+	    "/proc/sys/net/ipv4/tcp_allowed_congestion_control" :
+	    "/proc/sys/net/ipv4/tcp_available_congestion_control",
+	    "r")) != NULL) {
+		if (fgets(have, sizeof(have), f) == NULL)
+			have[0] = '\0';
+		have[strcspn(have, "\n")] = '\0';
+		fclose(f);
+	}
+	if (saved == ENOENT)
+		snprintf(err, errlen, "congestion %s: the kernel has no TCP "
+		    "congestion control of that name (it has: %s)", cc,
+		    have[0] != '\0' ? have : "?");
+	else if (saved == EPERM)
+		snprintf(err, errlen, "congestion %s: not allowed without "
+		    "CAP_NET_ADMIN (allowed: %s)", cc,
+		    have[0] != '\0' ? have : "?");
+	else
+		snprintf(err, errlen, "congestion %s: %s", cc,
+		    strerror(saved));
+	errno = saved;
+	return -1;
+}
+
+const char *
+link_congestion(const struct link *l, char *buf)
+{
+	evutil_socket_t	 fd;
+
+	if (l->conn == NULL || (fd = bufferevent_getfd(l->conn->bev)) < 0 ||
+	    congestion_get(fd, buf) == -1)
+		return "-";
+	return buf;
+}
+
+/* The link's congestion control for its connection c, now up. */
+static void
+conn_congestion(struct conn *c, const char *cc)
+{
+	evutil_socket_t	 fd;
+
+	if ((fd = bufferevent_getfd(c->bev)) < 0)
+		return;
+	if (congestion_set(fd, cc) == -1)
+		log_warn("link %s: TCP congestion control %s",
+		    c->link != NULL ? c->link->name : c->peer,
+		    cc[0] != '\0' ? cc : "default");
 }
 
 static void
@@ -667,6 +790,8 @@ conn_established(struct conn *c)
 	evtimer_del(c->ev_deadline);
 	l->conn = c;
 	c->state = CONN_UP;
+	if (l->sched.opts.congestion[0] != '\0')
+		conn_congestion(c, l->sched.opts.congestion);
 	if (c->tls) {
 		tls_describe(c->ssl, desc, sizeof(desc));
 		log_info("link %s: %s, certificate of node %s verified",

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@ sched_opts_default(struct sched_opts *o)
 {
 	o->rate = 0;
 	aqm_params_default(&o->aqm);
+	o->congestion[0] = '\0';
 }
 
 void
@@ -28,6 +30,9 @@ sched_opts_from_stmt(struct sched_opts *o, const struct stmt *st)
 		if (st->aqm_interval != 0)
 			o->aqm.interval = st->aqm_interval;
 	}
+	if (st->lopts & STMT_LOPT_CONGESTION)
+		snprintf(o->congestion, sizeof(o->congestion), "%s",
+		    st->congestion);
 }
 
 void
@@ -52,6 +57,11 @@ sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
 			st->aqm_target = o->aqm.target;
 			st->aqm_interval = o->aqm.interval;
 		}
+	}
+	if (o->congestion[0] != '\0') {
+		st->lopts |= STMT_LOPT_CONGESTION;
+		snprintf(st->congestion, sizeof(st->congestion), "%s",
+		    o->congestion);
 	}
 }
 

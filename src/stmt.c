@@ -85,7 +85,7 @@ static int	args_vcc(struct parser *, struct stmt *);
 			"[filter EXPR]"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
-			"[target TIME] [interval TIME]]"
+			"[target TIME] [interval TIME]] [congestion CC|default]"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
@@ -1063,7 +1063,7 @@ parse_bytes(const char *s, uint32_t *v)
 
 /*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
- * [interval I], and for a link itself (full) tls, peer NODE and queue
+ * [interval I], congestion CC|default, and for a link itself (full) tls, peer NODE and queue
  * BYTES.  Returns the index past them, or -1.
  */
 static int
@@ -1127,6 +1127,23 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 					break;
 				i += 2;
 			}
+		} else if (strcmp(t->s, "congestion") == 0) {
+			if (st->lopts & STMT_LOPT_CONGESTION)
+				return fail(p, t->col, "congestion given twice");
+			st->lopts |= STMT_LOPT_CONGESTION;
+			if ((t = arg(p, i + 1)) == NULL)
+				return -1;
+			if (strcmp(t->s, "default") == 0)
+				st->congestion[0] = '\0';
+			else if (!stmt_valid_congestion(t->s))
+				return fail(p, t->col, "invalid congestion "
+				    "control '%s' (a kernel's name for one, "
+				    "such as cubic or bbr, or default)",
+				    show(b, t->s));
+			else
+				snprintf(st->congestion,
+				    sizeof(st->congestion), "%s", t->s);
+			i += 2;
 		} else if (full && strcmp(t->s, "tls") == 0) {
 			if (tls_opt(p, t, st) == -1)
 				return -1;
@@ -1597,6 +1614,12 @@ format_link_opts(const struct stmt *st, char *buf, size_t len)
 			    st->aqm_interval ? stmt_time_format(
 			    st->aqm_interval, i, sizeof(i)) : "");
 	}
+	if (st->lopts & STMT_LOPT_CONGESTION) {
+		size_t o = strlen(buf);
+
+		snprintf(buf + o, len - o, " congestion %s",
+		    st->congestion[0] != '\0' ? st->congestion : "default");
+	}
 	return buf;
 }
 
@@ -1726,7 +1749,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 			return snprintf(buf, len, "%s %s %s", kw, w, st->name);
 		return snprintf(buf, len, "%s %s", kw, w);
 	case STMT_SET_LINK:
-		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM)) == 0)
+		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM |
+		    STMT_LOPT_CONGESTION)) == 0)
 			goto bad;
 		return snprintf(buf, len, "%s %s%s", kw, st->name,
 		    format_link_opts(st, opts, sizeof(opts)));
@@ -1835,6 +1859,9 @@ link_opts_equal(const struct stmt *a, const struct stmt *b)
 	if ((a->lopts & STMT_LOPT_AQM) && (a->aqm != b->aqm ||
 	    (a->aqm != STMT_AQM_OFF && (a->aqm_target != b->aqm_target ||
 	    a->aqm_interval != b->aqm_interval))))
+		return 0;
+	if ((a->lopts & STMT_LOPT_CONGESTION) &&
+	    strcmp(a->congestion, b->congestion) != 0)
 		return 0;
 	return 1;
 }
@@ -1960,6 +1987,19 @@ int
 stmt_valid_name(const char *s)
 {
 	return is_alnum(s[0]) && name_chars(s, STMT_NAME_MAX);
+}
+
+/* As the kernel names them: "cubic", "bbr", "reno", "dctcp", "bbr3". */
+int
+stmt_valid_congestion(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= STMT_CONGESTION_MAX || !((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return i > 0;
 }
 
 /* Linux also refuses "." and "..", which would name directories in sysfs. */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
+#include "link.h"
 #include "log.h"
 #include "priv.h"
 
@@ -56,6 +57,17 @@ check_system(const struct config *cf)
 	}
 	for (i = 0; i < cf->n; i++) {
 		cl = &cf->lines[i];
+		/*
+		 * What the kernel lets a link use; unless run as root, a
+		 * refusal may only be ours (the daemon has CAP_NET_ADMIN).
+		 */
+		if ((cl->st.lopts & STMT_LOPT_CONGESTION) &&
+		    link_congestion_check(cl->st.congestion, err,
+		    sizeof(err)) == -1 && (errno != EPERM || geteuid() == 0)) {
+			fprintf(stderr, "%s:%d: link %s: %s\n", cf->file,
+			    cl->line, cl->st.name, err);
+			errors++;
+		}
 		if (config_stmt_order(&cl->st) != 0)
 			continue;
 		if (cl->st.kind == STMT_TLS_CERT)

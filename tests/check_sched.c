@@ -695,6 +695,21 @@ START_TEST(sched_opts_stmt)
 	sched_opts_from_stmt(&o, &st);
 	ck_assert_uint_eq(o.rate, 0);
 	ck_assert_int_eq(o.aqm.kind, AQM_OFF);
+	/* A congestion control comes and goes with the statement. */
+	snprintf(o.congestion, sizeof(o.congestion), "cubic");
+	sched_opts_to_stmt(&o, &st);
+	ck_assert(st.lopts & STMT_LOPT_CONGESTION);
+	ck_assert_str_eq(st.congestion, "cubic");
+	sched_opts_default(&back);
+	ck_assert_str_eq(back.congestion, "");
+	sched_opts_from_stmt(&back, &st);
+	ck_assert_str_eq(back.congestion, "cubic");
+	memset(&st, 0, sizeof(st));
+	st.lopts = STMT_LOPT_CONGESTION;	/* "congestion default" */
+	sched_opts_from_stmt(&back, &st);
+	ck_assert_str_eq(back.congestion, "");
+	sched_opts_to_stmt(&back, &st);
+	ck_assert_uint_eq(st.lopts & STMT_LOPT_CONGESTION, 0);
 }
 END_TEST
 

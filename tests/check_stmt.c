@@ -148,6 +148,11 @@ static const struct {
 	{ "set-link h1 aqm codel target 100us interval 60s",
 	    "set-link h1 aqm codel target 100us interval 60000ms" },
 	{ "set-link h1 rate none aqm off",	"set-link h1 rate none aqm off" },
+	{ "set-link h1 congestion cubic",	"set-link h1 congestion cubic" },
+	{ "set-link h1 congestion default rate 1mbit",
+	    "set-link h1 rate 1mbit congestion default" },
+	{ "link h1 10.0.0.1:655 congestion bbr_2-x aqm off",
+	    "link h1 10.0.0.1:655 aqm off congestion bbr_2-x" },
 	{ "show link h1",			"show link h1" },
 	/* TLS, allow lists, link options. */
 	{ "listen *:7870 tls",			"listen *:7870 tls" },
@@ -666,7 +671,21 @@ static const struct {
 	    "link: unexpected 'fast'" },
 	{ "set-link a",			11, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]]" },
+	    "[interval TIME]] [congestion CC|default]" },
+	{ "set-link a congestion",	22, "set-link: expected NAME "
+	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
+	    "[interval TIME]] [congestion CC|default]" },
+	{ "set-link a congestion Cubic", 23, "set-link: invalid congestion "
+	    "control 'Cubic' (a kernel's name for one, such as cubic or "
+	    "bbr, or default)" },
+	{ "set-link a congestion abcdefghijklmnop", 23, "set-link: invalid "
+	    "congestion control 'abcdefghijklmnop' (a kernel's name for one, "
+	    "such as cubic or bbr, or default)" },
+	{ "set-link a congestion a/b", 23, "set-link: invalid congestion "
+	    "control 'a/b' (a kernel's name for one, such as cubic or bbr, "
+	    "or default)" },
+	{ "link a b:1 congestion reno congestion reno", 28,
+	    "link: congestion given twice" },
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
 	{ "show link",			10, "show: expected links, routes, "
@@ -1205,6 +1224,10 @@ static const struct {
 	{ "control /a",			"control /a/",			0 },
 	{ "keepalive 5",		"keepalive 005",		1 },
 	{ "keepalive 5",		"keepalive 6",			0 },
+	{ "set-link a congestion reno",	"set-link a congestion reno",	1 },
+	{ "set-link a congestion reno",	"set-link a congestion cubic",	0 },
+	{ "set-link a congestion reno",	"set-link a rate 1mbit",	0 },
+	{ "link a b:1 congestion default", "link a b:1",		0 },
 	{ "learn yes",			"learn yes",			1 },
 	{ "learn yes",			"learn no",			0 },
 	{ "interface g1 tap",		"add-interface g1 tap",		1 },
