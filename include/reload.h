@@ -24,7 +24,10 @@ struct vnetd;
  * undone and nothing has changed.  Then come, in this order: vcc policies,
  * routes, links, interfaces and listeners removed (a changed link,
  * interface or vcc policy is removed and made again), settings, changed
- * interfaces, new links, new routes, new vcc policies.
+ * interfaces, new links, link options (set-link, every option given: a
+ * link whose options alone changed is not made again), new routes, new vcc
+ * policies.  A file's link options are compared in the running state's
+ * form: merged per link name, on the link statement if there is one.
  */
 struct reload_plan {
 	struct stmt	*st;		/* op STMT_OP_SET or STMT_OP_DEL */

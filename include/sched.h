@@ -79,7 +79,10 @@ struct sched_quantiles {
 void	 sched_opts_default(struct sched_opts *);
 /* The options a link statement or set-link gives (only those it names). */
 void	 sched_opts_from_stmt(struct sched_opts *, const struct stmt *);
-/* Sets the options fields of a statement to print o (defaults left out). */
+/*
+ * Sets the options fields of a statement to o: every value, and in lopts
+ * those that are not the default (what a printed statement shows).
+ */
 void	 sched_opts_to_stmt(const struct sched_opts *, struct stmt *);
 
 int	 sched_init(struct sched *, const struct sched_opts *, size_t limit,

@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "reload.h"
+#include "sched.h"
 #include "stmt.h"
 
 struct stmt_list {
@@ -128,6 +129,186 @@ plan_missing(struct reload_plan *pl, const struct stmt *a, size_t na,
 	return 0;
 }
 
+#define LOPT_ALL (STMT_LOPT_RATE | STMT_LOPT_AQM | STMT_LOPT_CONGESTION)
+
+/* The same link but for its options: address, tls, peer, queue. */
+static int
+link_same(const struct stmt *a, const struct stmt *b)
+{
+	struct stmt	 x = *a, y = *b;
+
+	x.lopts = y.lopts = 0;
+	return stmt_equal(&x, &y);
+}
+
+static const struct stmt *
+find_link(const struct stmt *l, size_t n, const struct stmt *st, int same)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (l[i].kind == STMT_LINK && l[i].op == STMT_OP_SET &&
+		    strcmp(l[i].name, st->name) == 0 &&
+		    (!same || link_same(&l[i], st)))
+			return &l[i];
+	return NULL;
+}
+
+/*
+ * Gives st every link option: those from (NULL: none) gives, the defaults
+ * for the rest.  Applied, it leaves nothing of options given before.
+ */
+static void
+link_options_full(struct stmt *st, const struct stmt *from)
+{
+	struct sched_opts	 o;
+
+	sched_opts_default(&o);
+	if (from != NULL)
+		sched_opts_from_stmt(&o, from);
+	sched_opts_to_stmt(&o, st);
+	st->lopts = LOPT_ALL;
+}
+
+static int
+plan_set_link(struct reload_plan *pl, const char *name,
+    const struct stmt *from)
+{
+	struct stmt	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_SET_LINK;
+	snprintf(st.name, sizeof(st.name), "%s", name);
+	link_options_full(&st, from);
+	return plan_add(pl, &st, STMT_OP_SET);
+}
+
+/*
+ * A file's link options in the running state's form (vnetd_config()):
+ * per link name, what its link and set-link statements give, merged in
+ * file order as at start-up; on the link statement of a configured link,
+ * else on one set-link statement; defaults left out.
+ */
+static int
+links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
+{
+	struct stmt_list	 names = { NULL, 0, 0, 0 };
+	struct sched_opts	 o;
+	struct stmt		 st, *e;
+	size_t			 i, j;
+
+	for (i = 0; i < n; i++) {
+		if ((l[i].kind != STMT_LINK && l[i].kind != STMT_SET_LINK) ||
+		    l[i].op != STMT_OP_SET)
+			continue;
+		for (j = 0; j < names.n; j++)
+			if (strcmp(names.st[j].name, l[i].name) == 0)
+				break;
+		if (j == names.n) {
+			memset(&st, 0, sizeof(st));
+			st.kind = STMT_SET_LINK;
+			snprintf(st.name, sizeof(st.name), "%s", l[i].name);
+			if (list_add(&names, &st) == -1)
+				goto oom;
+		}
+		/* The merged options so far, as a statement that gives all. */
+		e = &names.st[j];
+		sched_opts_default(&o);
+		sched_opts_from_stmt(&o, e);
+		sched_opts_from_stmt(&o, &l[i]);
+		sched_opts_to_stmt(&o, e);
+		e->lopts = LOPT_ALL;
+	}
+	for (i = 0; i < n; i++) {
+		if (l[i].kind == STMT_SET_LINK && l[i].op == STMT_OP_SET)
+			continue;
+		st = l[i];
+		if (st.kind == STMT_LINK && st.op == STMT_OP_SET) {
+			for (j = 0; strcmp(names.st[j].name, st.name) != 0; j++)
+				;
+			names.st[j].op = STMT_OP_DEL;	/* marks: has a link */
+			sched_opts_default(&o);
+			sched_opts_from_stmt(&o, &names.st[j]);
+			sched_opts_to_stmt(&o, &st);
+		}
+		if (list_add(out, &st) == -1)
+			goto oom;
+	}
+	for (j = 0; j < names.n; j++) {
+		if (names.st[j].op == STMT_OP_DEL)
+			continue;
+		st = names.st[j];
+		st.op = STMT_OP_SET;
+		sched_opts_default(&o);
+		sched_opts_from_stmt(&o, &names.st[j]);
+		sched_opts_to_stmt(&o, &st);
+		if (st.lopts != 0 && list_add(out, &st) == -1)
+			goto oom;
+	}
+	free(names.st);
+	return 0;
+ oom:
+	free(names.st);
+	return -1;
+}
+
+/*
+ * Links: one whose address, tls, peer or queue changed is removed (with
+ * the old ones, del) and made again (with the new ones, !del), with every
+ * option if set-link had given its name some; one whose options alone
+ * changed gets them with set-link, its connection untouched.  Options by
+ * name for links the peers open (set-link) are given whole, the defaults
+ * for those the file dropped.
+ */
+static int
+plan_links(struct reload_plan *pl, const struct stmt *old, size_t nold,
+    const struct stmt *new, size_t nnew, int del)
+{
+	const struct stmt	*o, *n;
+	struct stmt		 st;
+	size_t			 i;
+
+	if (del) {
+		for (i = 0; i < nold; i++)
+			if (old[i].kind == STMT_LINK &&
+			    find_link(new, nnew, &old[i], 1) == NULL &&
+			    plan_add(pl, &old[i], STMT_OP_DEL) == -1)
+				return -1;
+		return 0;
+	}
+	for (i = 0; i < nnew; i++) {
+		if (new[i].kind != STMT_LINK)
+			continue;
+		if ((o = find_link(old, nold, &new[i], 1)) == NULL) {
+			/* Options set-link gave the name would stay. */
+			st = new[i];
+			if (find_named(old, nold, STMT_SET_LINK,
+			    st.name) != NULL)
+				link_options_full(&st, &new[i]);
+			if (plan_add(pl, &st, STMT_OP_SET) == -1)
+				return -1;
+		} else if (!stmt_equal(o, &new[i]) &&
+		    plan_set_link(pl, new[i].name, &new[i]) == -1)
+			return -1;
+	}
+	/* Names with set-link on either side and no link in the new file. */
+	for (i = 0; i < nold + nnew; i++) {
+		n = i < nold ? &old[i] : &new[i - nold];
+		if (n->kind != STMT_SET_LINK || find_link(new, nnew, n, 0))
+			continue;
+		if (i >= nold && find_named(old, nold, STMT_SET_LINK,
+		    n->name) != NULL)
+			continue;	/* seen from the old side */
+		o = find_named(old, nold, STMT_SET_LINK, n->name);
+		n = find_named(new, nnew, STMT_SET_LINK, n->name);
+		if (o != NULL && n != NULL && stmt_equal(o, n))
+			continue;
+		if (plan_set_link(pl, (n != NULL ? n : o)->name, n) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* Interfaces of names in both lists but made differently (1), or new (0). */
 static int
 plan_interfaces(struct reload_plan *pl, const struct stmt *old, size_t nold,
@@ -152,10 +333,15 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
     size_t nnew, struct reload_plan *pl, char *err, size_t errlen)
 {
 	const struct stmt	*o, *n;
+	struct stmt_list	 norm = { NULL, 0, 0, 0 };
 	char			 a[STMT_LINE_MAX], b[STMT_LINE_MAX];
 	enum stmt_kind		 k;
 
 	memset(pl, 0, sizeof(*pl));
+	if (links_normal(new, nnew, &norm) == -1)
+		goto oom;
+	new = norm.st;
+	nnew = norm.n;
 	/* Settings made or read once at start cannot change. */
 	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
 		if (!stmt_is_setting(k) || !vnetd_startup_only(k))
@@ -171,6 +357,7 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 		stmt_print(n, b, sizeof(b));
 		snprintf(err, errlen, "'%s' (running: '%s') cannot change "
 		    "at run time: restart vnetd for it", b, a);
+		free(norm.st);
 		return -1;
 	}
 
@@ -189,8 +376,7 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 	    STMT_OP_DEL) == -1 ||
 	    plan_missing(pl, old, nold, new, nnew, STMT_ROUTE,
 	    STMT_OP_DEL) == -1 ||
-	    plan_missing(pl, old, nold, new, nnew, STMT_LINK,
-	    STMT_OP_DEL) == -1 ||
+	    plan_links(pl, old, nold, new, nnew, 1) == -1 ||
 	    plan_missing(pl, old, nold, new, nnew, STMT_INTERFACE,
 	    STMT_OP_DEL) == -1 ||
 	    plan_missing(pl, old, nold, new, nnew, STMT_LISTEN,
@@ -208,17 +394,16 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 			goto oom;
 	}
 	if (plan_interfaces(pl, old, nold, new, nnew, 1) == -1 ||
-	    plan_missing(pl, new, nnew, old, nold, STMT_LINK,
-	    STMT_OP_SET) == -1 ||
-	    plan_missing(pl, new, nnew, old, nold, STMT_SET_LINK,
-	    STMT_OP_SET) == -1 ||
+	    plan_links(pl, old, nold, new, nnew, 0) == -1 ||
 	    plan_missing(pl, new, nnew, old, nold, STMT_ROUTE,
 	    STMT_OP_SET) == -1 ||
 	    plan_missing(pl, new, nnew, old, nold, STMT_VCC,
 	    STMT_OP_SET) == -1)
 		goto oom;
+	free(norm.st);
 	return 0;
  oom:
+	free(norm.st);
 	reload_plan_clear(pl);
 	snprintf(err, errlen, "out of memory");
 	return -1;

@@ -42,27 +42,19 @@ sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
 
 	aqm_params_default(&def);
 	st->lopts = 0;
-	if (o->rate != 0) {
+	st->rate = o->rate;
+	if (o->rate != 0)
 		st->lopts |= STMT_LOPT_RATE;
-		st->rate = o->rate;
-	}
+	st->aqm = o->aqm.kind == AQM_OFF ? STMT_AQM_OFF :
+	    o->aqm.kind == AQM_FQ_CODEL ? STMT_AQM_FQ_CODEL : STMT_AQM_CODEL;
+	st->aqm_target = o->aqm.kind == AQM_OFF ? 0 : o->aqm.target;
+	st->aqm_interval = o->aqm.kind == AQM_OFF ? 0 : o->aqm.interval;
 	if (o->aqm.kind != def.kind || o->aqm.target != def.target ||
-	    o->aqm.interval != def.interval) {
+	    o->aqm.interval != def.interval)
 		st->lopts |= STMT_LOPT_AQM;
-		if (o->aqm.kind == AQM_OFF)
-			st->aqm = STMT_AQM_OFF;
-		else {
-			st->aqm = o->aqm.kind == AQM_FQ_CODEL ?
-			    STMT_AQM_FQ_CODEL : STMT_AQM_CODEL;
-			st->aqm_target = o->aqm.target;
-			st->aqm_interval = o->aqm.interval;
-		}
-	}
-	if (o->congestion[0] != '\0') {
+	snprintf(st->congestion, sizeof(st->congestion), "%s", o->congestion);
+	if (o->congestion[0] != '\0')
 		st->lopts |= STMT_LOPT_CONGESTION;
-		snprintf(st->congestion, sizeof(st->congestion), "%s",
-		    o->congestion);
-	}
 }
 
 static int

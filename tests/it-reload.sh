@@ -38,7 +38,8 @@ wait_for 10 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping.log') >= 10 ))" ||
 	fail "the ping does not get going: $(cat "$TMPD/ping.log")"
 
 # The proxy: a link, a route, a listener and a TAP interface more; a
-# keepalive changed.
+# keepalive changed; options for host1's link (set-link: applied to the
+# connection in use, which stays).
 conf=${D_CONF[proxy]}
 cp "$conf" "$TMPD/proxy.conf.orig"
 cat >>"$conf" <<CONF
@@ -47,6 +48,7 @@ keepalive 7
 interface extra tap vx0
 link ghost 10.66.0.99:$PORT
 route any 02:00:00:00:00:99 link ghost
+set-link host1 congestion reno
 CONF
 vctl proxy reload >"$TMPD/reload1.out" || fail "reload of the proxy failed"
 cat "$TMPD/reload1.out"
@@ -54,8 +56,12 @@ expected="listen $(addr proxy):$((PORT + 1))
 interface extra tap vx0
 keepalive 7
 link ghost 10.66.0.99:$PORT
+set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion reno
 route any 02:00:00:00:00:99 link ghost"
 [[ $(cat "$TMPD/reload1.out") == "$expected" ]] || fail "reload reported other changes than expected"
+# link_cc DAEMON LINK: the congestion control its connection uses.
+link_cc() { vctl "$1" -t show link "$2" | awk -F'\t' '$1 == "congestion" { print $2 }'; }
+[[ $(link_cc proxy host1) == reno ]] || fail "host1's connection on the proxy uses $(link_cc proxy host1), not reno"
 link_field proxy ghost state >/dev/null || fail "no link ghost after reload"
 [[ $(iface_field proxy extra state) == up ]] || fail "no interface extra after reload"
 vctl proxy show config | grep -qxF 'keepalive 7' || fail "keepalive did not change"
@@ -74,9 +80,19 @@ cat "$TMPD/reload2.out"
 grep -qxF 'del-link ghost' "$TMPD/reload2.out" || fail "reload did not remove link ghost"
 grep -qxF 'del-interface extra' "$TMPD/reload2.out" || fail "reload did not remove interface extra"
 grep -qxF "del-listen $(addr proxy):$((PORT + 1))" "$TMPD/reload2.out" || fail "reload did not close the listener"
-if grep -vxF 'del-route any ff:ff:ff:ff:ff:ff link host2' "$TMPD/reload2.out" | grep -qE 'host[12]'; then
+unset_host1="set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion default"
+grep -qxF "$unset_host1" "$TMPD/reload2.out" || fail "reload did not take host1's options back"
+if grep -vxF -e 'del-route any ff:ff:ff:ff:ff:ff link host2' -e "$unset_host1" "$TMPD/reload2.out" | grep -qE 'host[12]'; then
 	fail "reload touched the links in use"
 fi
+[[ $(link_cc proxy host1) == "$(ip netns exec "$(ns proxy)" sysctl -n net.ipv4.tcp_congestion_control)" ]] ||
+	fail "host1's connection on the proxy kept $(link_cc proxy host1) after its option went"
+# Unchanged, the same file (with a link's options given by set-link) is no change.
+printf 'set-link proxy aqm codel
+' >>"${D_CONF[host1]}"
+kill -HUP "${D_PID[host1]}"
+wait_for 10 grep -q 'reload: set-link proxy' "${D_LOG[host1]}" || fail "host1 did not reload the set-link"
+[[ -z $(vctl host1 reload) ]] || fail "host1's unchanged file reloads to changes: $(vctl host1 reload)"
 cp "$TMPD/proxy.conf.orig" "$conf"
 vctl proxy reload >"$TMPD/reload3.out" || fail "third reload of the proxy failed"
 [[ $(cat "$TMPD/reload3.out") == "route any ff:ff:ff:ff:ff:ff link host2" ]] ||
