@@ -29,10 +29,14 @@ done
 say "default $DEF; the links get reno and $ALT"
 
 # sock_cc DAEMON PEER: the congestion control of each established TCP
-# connection between daemon DAEMON and node PEER's underlay address.
+# connection between daemon DAEMON and node PEER's underlay address (the
+# first word of ss's info line that is not a TCP option ss may show).
 sock_cc() {
 	ip netns exec "$(ns "$1")" ss -tinH state established dst "$(addr "$2")" |
-		awk 'NR % 2 == 0 { print $1 }'
+		awk 'NR % 2 == 0 {
+			for (i = 1; i <= NF; i++)
+				if ($i !~ /^(ts|sack|ecn|ecnseen|fastopen)$/) { print $i; break }
+		}'
 }
 
 # cc_is DAEMON PEER CC: exactly one such connection, and it uses CC.
