@@ -179,7 +179,6 @@ const char	*link_state_name(enum link_state);
  */
 int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
 		    size_t errlen);
-/* The options link NAME has or will have. */
 /*
  * 0 if this kernel lets the daemon use TCP congestion control cc ("" is
  * the system's), else -1 with errno and a message in err.
@@ -191,6 +190,7 @@ int		 link_congestion_check(const char *cc, char *err,
  * (STMT_CONGESTION_MAX + 1 bytes), or "-" without a connection.
  */
 const char	*link_congestion(const struct link *, char *buf);
+/* The options link NAME has or will have. */
 void		 link_options(struct vnetd *, const char *name,
 		    struct sched_opts *);
 
