@@ -154,6 +154,15 @@ find_link(const struct stmt *l, size_t n, const struct stmt *st, int same)
 	return NULL;
 }
 
+/* The link options a statement gives (NULL: none), defaults for the rest. */
+static void
+link_options_of(const struct stmt *st, struct sched_opts *o)
+{
+	sched_opts_default(o);
+	if (st != NULL)
+		sched_opts_from_stmt(o, st);
+}
+
 /*
  * Gives st every link option: those from (NULL: none) gives, the defaults
  * for the rest.  Applied, it leaves nothing of options given before.
@@ -163,9 +172,7 @@ link_options_full(struct stmt *st, const struct stmt *from)
 {
 	struct sched_opts	 o;
 
-	sched_opts_default(&o);
-	if (from != NULL)
-		sched_opts_from_stmt(&o, from);
+	link_options_of(from, &o);
 	sched_opts_to_stmt(&o, st);
 	st->lopts = LOPT_ALL;
 }
@@ -213,8 +220,7 @@ links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
 		}
 		/* The merged options so far, as a statement that gives all. */
 		e = &names.st[j];
-		sched_opts_default(&o);
-		sched_opts_from_stmt(&o, e);
+		link_options_of(e, &o);
 		sched_opts_from_stmt(&o, &l[i]);
 		sched_opts_to_stmt(&o, e);
 		e->lopts = LOPT_ALL;
@@ -227,8 +233,7 @@ links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
 			for (j = 0; strcmp(names.st[j].name, st.name) != 0; j++)
 				;
 			names.st[j].op = STMT_OP_DEL;	/* marks: has a link */
-			sched_opts_default(&o);
-			sched_opts_from_stmt(&o, &names.st[j]);
+			link_options_of(&names.st[j], &o);
 			sched_opts_to_stmt(&o, &st);
 		}
 		if (list_add(out, &st) == -1)
@@ -239,8 +244,7 @@ links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
 			continue;
 		st = names.st[j];
 		st.op = STMT_OP_SET;
-		sched_opts_default(&o);
-		sched_opts_from_stmt(&o, &names.st[j]);
+		link_options_of(&names.st[j], &o);
 		sched_opts_to_stmt(&o, &st);
 		if (st.lopts != 0 && list_add(out, &st) == -1)
 			goto oom;
@@ -291,21 +295,24 @@ plan_links(struct reload_plan *pl, const struct stmt *old, size_t nold,
 		    plan_set_link(pl, new[i].name, &new[i]) == -1)
 			return -1;
 	}
-	/* Names with set-link on either side and no link in the new file. */
-	for (i = 0; i < nold + nnew; i++) {
-		n = i < nold ? &old[i] : &new[i - nold];
-		if (n->kind != STMT_SET_LINK || find_link(new, nnew, n, 0))
+	/*
+	 * Options by name, for names without a link in the new file: those
+	 * that changed or went, then those that are new.
+	 */
+	for (i = 0; i < nold; i++) {
+		if (old[i].kind != STMT_SET_LINK ||
+		    find_link(new, nnew, &old[i], 0) != NULL)
 			continue;
-		if (i >= nold && find_named(old, nold, STMT_SET_LINK,
-		    n->name) != NULL)
-			continue;	/* seen from the old side */
-		o = find_named(old, nold, STMT_SET_LINK, n->name);
-		n = find_named(new, nnew, STMT_SET_LINK, n->name);
-		if (o != NULL && n != NULL && stmt_equal(o, n))
-			continue;
-		if (plan_set_link(pl, (n != NULL ? n : o)->name, n) == -1)
+		n = find_named(new, nnew, STMT_SET_LINK, old[i].name);
+		if ((n == NULL || !stmt_equal(&old[i], n)) &&
+		    plan_set_link(pl, old[i].name, n) == -1)
 			return -1;
 	}
+	for (i = 0; i < nnew; i++)	/* (links_normal left no link's) */
+		if (new[i].kind == STMT_SET_LINK &&
+		    find_named(old, nold, STMT_SET_LINK, new[i].name) == NULL &&
+		    plan_set_link(pl, new[i].name, &new[i]) == -1)
+			return -1;
 	return 0;
 }
 
