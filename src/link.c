@@ -175,6 +175,16 @@ link_remember_options(struct vnetd *d, const struct stmt *st,
 	return 0;
 }
 
+/* A link takes options st gave (o, merged): its queue, and its connection. */
+static void
+link_take_options(struct link *l, const struct stmt *st,
+    const struct sched_opts *o)
+{
+	sched_set_opts(&l->sched, o, vnetd_now_us());
+	if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
+		conn_congestion(l->conn, o->congestion);
+}
+
 int
 link_set_options(struct vnetd *d, const struct stmt *st, char *err,
     size_t errlen)
@@ -185,10 +195,8 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 	if (link_remember_options(d, st, &o, err, errlen) == -1)
 		return -1;
 	if ((l = link_find(d, st->name)) != NULL) {
-		if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
-			conn_congestion(l->conn, o.congestion);
 		evtimer_del(l->ev_pace);
-		sched_set_opts(&l->sched, &o, vnetd_now_us());
+		link_take_options(l, st, &o);
 		link_drain(l);
 	}
 	return 0;
@@ -213,9 +221,7 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 		/* The peer dialled us first; from now on we dial too. */
 		if (link_remember_options(d, st, &o, err, errlen) == -1)
 			return -1;
-		sched_set_opts(&l->sched, &o, vnetd_now_us());
-		if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
-			conn_congestion(l->conn, o.congestion);
+		link_take_options(l, st, &o);
 	} else if (link_remember_options(d, st, &o, err, errlen) == -1)
 		return -1;
 	else if ((l = link_new(d, st->name)) == NULL) {
