@@ -1062,9 +1062,24 @@ parse_bytes(const char *s, uint32_t *v)
 }
 
 /*
+ * The value of link option `opt`, the keyword at token i, which marks it
+ * given; NULL (an error) if it was given before or the line ends.
+ */
+static const struct token *
+lopt_arg(struct parser *p, int i, struct stmt *st, unsigned int opt)
+{
+	if (st->lopts & opt) {
+		fail(p, p->tok[i].col, "%s given twice", p->tok[i].s);
+		return NULL;
+	}
+	st->lopts |= opt;
+	return arg(p, i + 1);
+}
+
+/*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
- * [interval I], congestion CC|default, and for a link itself (full) tls, peer NODE and queue
- * BYTES.  Returns the index past them, or -1.
+ * [interval I], congestion CC|default, and for a link itself (full) tls,
+ * peer NODE and queue BYTES.  Returns the index past them, or -1.
  */
 static int
 link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
@@ -1076,10 +1091,7 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 	while (i < p->ntok) {
 		t = &p->tok[i];
 		if (strcmp(t->s, "rate") == 0) {
-			if (st->lopts & STMT_LOPT_RATE)
-				return fail(p, t->col, "rate given twice");
-			st->lopts |= STMT_LOPT_RATE;
-			if ((t = arg(p, i + 1)) == NULL)
+			if ((t = lopt_arg(p, i, st, STMT_LOPT_RATE)) == NULL)
 				return -1;
 			if (strcmp(t->s, "none") == 0)
 				st->rate = 0;
@@ -1093,10 +1105,7 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 				st->rate = v;
 			i += 2;
 		} else if (strcmp(t->s, "aqm") == 0) {
-			if (st->lopts & STMT_LOPT_AQM)
-				return fail(p, t->col, "aqm given twice");
-			st->lopts |= STMT_LOPT_AQM;
-			if ((t = arg(p, i + 1)) == NULL)
+			if ((t = lopt_arg(p, i, st, STMT_LOPT_AQM)) == NULL)
 				return -1;
 			i += 2;
 			if (strcmp(t->s, "off") == 0) {
@@ -1128,10 +1137,8 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 				i += 2;
 			}
 		} else if (strcmp(t->s, "congestion") == 0) {
-			if (st->lopts & STMT_LOPT_CONGESTION)
-				return fail(p, t->col, "congestion given twice");
-			st->lopts |= STMT_LOPT_CONGESTION;
-			if ((t = arg(p, i + 1)) == NULL)
+			if ((t = lopt_arg(p, i, st,
+			    STMT_LOPT_CONGESTION)) == NULL)
 				return -1;
 			if (strcmp(t->s, "default") == 0)
 				st->congestion[0] = '\0';
