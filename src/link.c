@@ -392,8 +392,7 @@ link_congestion_check(const char *cc, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
-	r = setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc,
-	    (socklen_t)strlen(cc));
+	r = congestion_set(fd, cc);
 	saved = errno;
 	close(fd);
 	if (r == 0)
