@@ -480,6 +480,8 @@ reload_effective(struct vnetd *d, const struct config *cf,
 	}
 	if (DEFAULT(STMT_THREADS))
 		list_add(l, &st);
+	if (DEFAULT(STMT_ROUTING))
+		list_add(l, &st);
 #undef DEFAULT
 	return l->oom ? -1 : 0;
 }
