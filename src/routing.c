@@ -967,8 +967,9 @@ show_traffic_nodes(struct routing *r, struct evbuffer *out)
 }
 
 /*
- * VTTIF: the guest pairs' matrix normalised to its largest entry (by the
- * rate over 10 s, or by bytes when nothing moves now), pairs below the
+ * VTTIF: the guest pairs' matrix normalised to its largest entry (bytes
+ * since counting began: rows of different nodes are sent at different
+ * moments, so their rates are not of one instant), pairs below the
  * threshold pruned; what is left is the application's topology.
  */
 static void
@@ -978,28 +979,24 @@ show_traffic_topology(struct routing *r, unsigned int permille,
 	struct trow	*t;
 	size_t		 i, n;
 	uint64_t	 top = 0, v;
-	int		 by_rate = 0;
 	char		 a[ETHER_ADDR_STRLEN], b[ETHER_ADDR_STRLEN];
 
 	evbuffer_add_printf(out, "%%columns src\tdst\tweight\tbytes\t"
 	    "rate10\n");
 	n = collect(r, &t);
 	for (i = 0; i < n; i++)
-		by_rate |= t[i].row.r.rate10 != 0;
-	for (i = 0; i < n; i++) {
-		v = by_rate ? t[i].row.r.rate10 : t[i].row.r.bytes;
-		if (!ether_is_multicast(t[i].row.dst) && v > top)
-			top = v;
-	}
+		if (!ether_is_multicast(t[i].row.dst) &&
+		    t[i].row.r.bytes > top)
+			top = t[i].row.r.bytes;
 	for (i = 0; top > 0 && i < n; i++) {
-		v = by_rate ? t[i].row.r.rate10 : t[i].row.r.bytes;
+		v = t[i].row.r.bytes;
 		if (ether_is_multicast(t[i].row.dst) ||
 		    v * 1000 < (uint64_t)permille * top)
 			continue;
 		evbuffer_add_printf(out, "%s\t%s\t%.3f\t%llu\t%u\n",
 		    ether_format(t[i].row.src, a),
 		    ether_format(t[i].row.dst, b), (double)v / (double)top,
-		    (unsigned long long)t[i].row.r.bytes, t[i].row.r.rate10);
+		    (unsigned long long)v, t[i].row.r.rate10);
 	}
 	free(t);
 }
