@@ -1067,7 +1067,6 @@ conn_input(struct conn *c)
 				break;
 			log_warnx("%s: malformed node record: %s", c->peer,
 			    why);
-			d->stats.bad_messages++;
 			conn_close(c, why, 1);
 			return -1;
 		case WIRE_BYE:

@@ -83,7 +83,7 @@ struct routing {
 	size_t			 ntree, treecap;
 
 	struct routing_stats	 st;
-	uint64_t		 logged_ms;
+	uint64_t		 logged_ms[16];	/* by kind of refusal */
 };
 
 static void	routing_originate_soon(struct routing *, uint64_t delay_ms);
@@ -154,14 +154,15 @@ routes_clear(struct routing *r)
 	r->ntree = 0;
 }
 
+/* Refusals are logged at most once a second for each kind. */
 static int
-may_log(struct routing *r)
+may_log(struct routing *r, unsigned int kind)
 {
 	uint64_t	 now = vnetd_now_ms();
 
-	if (now - r->logged_ms < LOG_EVERY_MS)
+	if (now - r->logged_ms[kind] < LOG_EVERY_MS)
 		return 0;
-	r->logged_ms = now;
+	r->logged_ms[kind] = now;
 	return 1;
 }
 
@@ -557,7 +558,7 @@ routing_input(struct routing *r, struct link *l, const uint8_t *p, size_t n,
 			r->st.refused++;
 		else
 			r->st.seq_ahead++;
-		if (may_log(r))
+		if (may_log(r, v == NODE_REFUSED ? 0 : 1))
 			log_warnx("routing: record of node %s from link %s "
 			    "refused: %s", r->rec->name, l->name,
 			    v == NODE_REFUSED ? *why : "sequence ahead of "
@@ -599,7 +600,7 @@ routing_input(struct routing *r, struct link *l, const uint8_t *p, size_t n,
 	case NODEDB_FULL:
 	case NODEDB_TOO_SOON:
 	case NODEDB_NOMEM:
-		if (may_log(r))
+		if (may_log(r, 2 + (unsigned int)res))
 			log_warnx("routing: record of node %s from link %s "
 			    "refused: %s", r->rec->name, l->name,
 			    nodedb_result_name(res));
