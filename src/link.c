@@ -259,6 +259,7 @@ link_free(struct link *l)
 {
 	struct vnetd	*d = l->d;
 	struct conn	*c;
+	int		 was_up = l->state == LINK_UP;
 
 	if ((c = l->conn) != NULL) {
 		l->conn = NULL;
@@ -277,6 +278,8 @@ link_free(struct link *l)
 	sched_free(&l->sched);
 	TAILQ_REMOVE(&d->links, l, entry);
 	free(l);
+	if (was_up)
+		routing_link_down(d->routing, NULL);
 }
 
 static void
@@ -1675,8 +1678,6 @@ link_send_node(struct link *l, const uint8_t *p, size_t n)
 	wire_node_encode_hdr(hdr, n);
 	conn_write(l->conn, hdr, sizeof(hdr));
 	conn_write(l->conn, p, n);
-	l->c.node_out++;
-	l->c.node_bytes_out += WIRE_HDR_LEN + n;
 }
 
 uint32_t

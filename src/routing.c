@@ -41,7 +41,7 @@ struct rmac {
 };
 
 struct routing_stats {
-	uint64_t	records_in, records_out;
+	uint64_t	records_in, records_out, bytes_out;
 	uint64_t	malformed, refused, seq_ahead;
 	uint64_t	macs_refused;	/* local table full */
 	uint64_t	claims;		/* MACs taken over from another node */
@@ -83,6 +83,8 @@ struct routing {
 	size_t			 ntree, treecap;
 
 	struct routing_stats	 st;
+	uint32_t		 digest;	/* of the routes and the tree */
+	uint64_t		 changed_ms;	/* when that last changed */
 	uint64_t		 logged_ms[16];	/* by kind of refusal */
 };
 
@@ -184,17 +186,22 @@ refresh_s(const struct routing *r)
 /* Sending. */
 
 static void
+send_one(struct routing *r, struct link *l, const uint8_t *p, size_t n)
+{
+	link_send_node(l, p, n);
+	r->st.records_out++;
+	r->st.bytes_out += WIRE_HDR_LEN + n;
+}
+
+static void
 send_all_but(struct routing *r, struct link *except, const uint8_t *p,
     size_t n)
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &r->d->links, entry) {
-		if (l == except || link_node_peer(l) == NULL)
-			continue;
-		link_send_node(l, p, n);
-		r->st.records_out++;
-	}
+	TAILQ_FOREACH(l, &r->d->links, entry)
+		if (l != except && link_node_peer(l) != NULL)
+			send_one(r, l, p, n);
 }
 
 /* Our record, from what this node has now. */
@@ -374,6 +381,38 @@ claim(struct routing *r, const char *owner, const struct node_mac *nm,
 	rm->port = via != NULL ? port_of(r, via) : NULL;
 }
 
+/* Remembers when the routes, the reachable nodes or the tree changed. */
+static void
+note_change(struct routing *r)
+{
+	const char	*name;
+	struct rmac	*m;
+	uint32_t	 h = HASH_FNV_BASIS;
+	size_t		 i;
+
+	for (i = 0; i < MAC_BUCKETS; i++)
+		for (m = r->routes[i]; m != NULL; m = m->next) {
+			h = hash_fnv1a(h, m->mac, ETHER_ADDR_LEN);
+			h = hash_fnv1a(h, m->owner, strlen(m->owner));
+			name = m->port != NULL ? fwd_port_name(m->port) : "";
+			h = hash_fnv1a(h, name, strlen(name) + 1);
+		}
+	for (i = 0; i < r->ntree; i++) {
+		name = fwd_port_name(r->tree[i]);
+		h = hash_fnv1a(h, name, strlen(name) + 1);
+	}
+	for (i = 0; i < spf_count(r->spf); i++)
+		if (spf_reachable(r->spf, (int)i))
+			h = hash_fnv1a(h, spf_name(r->spf, (int)i),
+			    strlen(spf_name(r->spf, (int)i)) + 1);
+	if (h != r->digest) {
+		r->digest = h;
+		r->changed_ms = vnetd_now_ms();
+		log_debug("routing: %zu nodes, %zu routes to guests, %zu tree "
+		    "links", nodedb_count(r->db), r->nroutes, r->ntree);
+	}
+}
+
 static void
 compute(struct routing *r)
 {
@@ -433,6 +472,7 @@ compute(struct routing *r)
 		}
 		r->tree[r->ntree++] = port_of(r, l);
 	}
+	note_change(r);
 }
 
 static void
@@ -522,10 +562,8 @@ routing_link_up(struct routing *r, struct link *l)
 	/* The database exchange: all we hold, then ours anew. */
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (e->self)
-			continue;
-		link_send_node(l, e->raw, e->len);
-		r->st.records_out++;
+		if (!e->self)
+			send_one(r, l, e->raw, e->len);
 	}
 	routing_originate_soon(r, 0);
 }
@@ -578,10 +616,8 @@ routing_input(struct routing *r, struct link *l, const uint8_t *p, size_t n,
 	case NODEDB_SAME:
 		break;
 	case NODEDB_OLDER:
-		if ((e = nodedb_get(r->db, r->rec->name)) != NULL) {
-			link_send_node(l, e->raw, e->len);
-			r->st.records_out++;
-		}
+		if ((e = nodedb_get(r->db, r->rec->name)) != NULL)
+			send_one(r, l, e->raw, e->len);
 		break;
 	case NODEDB_SELF:
 		/*
@@ -1089,6 +1125,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("node_seq", r->seq);
 	ROW("records_in", r->st.records_in);
 	ROW("records_out", r->st.records_out);
+	ROW("records_bytes_out", r->st.bytes_out);
 	ROW("records_originated", r->st.originated);
 	ROW("records_malformed", r->st.malformed);
 	ROW("records_refused", r->st.refused);
@@ -1098,6 +1135,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("records_about_us", ds.self_newer);
 	ROW("records_aged", ds.aged);
 	ROW("routes_computed", r->st.recomputed);
+	ROW("routes_changed_ms", r->changed_ms);
 	ROW("auto_routes", r->nroutes);
 	ROW("macs_local", r->nlocal);
 	ROW("macs_refused", r->st.macs_refused);
