@@ -35,6 +35,28 @@
  * Sequence numbers start from the wall clock in milliseconds, so that a
  * restarted node starts above what it sent before; NODE_SEQ_MAX leaves
  * room for 2^51 more changes before the counter could wrap.
+ *
+ * The protocol around the records (nodedb.h decides, routing.h sends):
+ *
+ * - Origination: a node sends its record on all its control-plane links
+ *   when its links, MACs or addresses change (at most one per 200 ms),
+ *   when its traffic rows changed (at most one per 5 s), and every
+ *   refresh interval (30 s by default) with a sequence one higher.
+ * - Flooding: a record newer than the copy held (higher sequence) is kept
+ *   and sent on every other link; the same sequence is dropped; an older
+ *   one makes the receiver send its newer copy back.  A link that comes up
+ *   gets every record held (the database exchange), then the node's own.
+ * - Ageing: a copy lives its lifetime (three refresh intervals) from its
+ *   arrival unless a newer one replaces it.  A node that stops being
+ *   listed by its neighbours is unreachable at once (links count only when
+ *   both ends list them) and its guests' routes go; its record ages out.
+ * - Restart: a node that receives a record in its own name newer than its
+ *   own, or with its sequence and other contents, sends its own with a
+ *   sequence above it.
+ * - Limits: those above per record; per receiver, the sequence may be at
+ *   most 2^32 above its wall clock in ms, at most 1024 records are held
+ *   per network, and a node's record is replaced at most once per 50 ms.
+ *   What exceeds them is dropped and counted; the link stays.
  */
 #ifndef VNET_NODE_H
 #define VNET_NODE_H
