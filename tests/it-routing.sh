@@ -196,4 +196,19 @@ check_all
 # host1 reaches host2's guest directly now.
 wait_for 5 bash -c "'$VNETCTL' -s '${D_SOCK[host1]}' -t show routes | grep -qxF 'any${T}$(guest_mac 2)${T}link${T}host2${T}yes${T}auto'" ||
 	fail "host1 does not route guest 2 over the new link: $(vctl host1 show routes)"
+
+say "a hand-written rule ranks above the automatic route"
+vctl host1 add-route any "$(guest_mac 2)" link proxy
+via_proxy0=$(link_field proxy host2 frames_out)
+direct0=$(link_field host1 host2 frames_out)
+out=$(in_guest g1 ping -n -c 5 -i 0.05 -W 1 "$(guest_ip 2)") || fail "ping 1 -> 2 with the rule failed: $out"
+via_proxy=$(($(link_field proxy host2 frames_out) - via_proxy0))
+direct=$(($(link_field host1 host2 frames_out) - direct0))
+say "with the rule: $via_proxy echoes via the proxy, $direct direct"
+((via_proxy >= 5 && direct == 0)) || fail "the rule did not take guest 1's echoes via the proxy"
+vctl host1 del-route any "$(guest_mac 2)" link proxy
+direct0=$(link_field host1 host2 frames_out)
+out=$(in_guest g1 ping -n -c 5 -i 0.05 -W 1 "$(guest_ip 2)") || fail "ping 1 -> 2 without the rule failed: $out"
+direct=$(($(link_field host1 host2 frames_out) - direct0))
+((direct >= 5)) || fail "without the rule, the echoes did not take the direct link again"
 pass
