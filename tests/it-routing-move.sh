@@ -8,6 +8,9 @@
 # back within a second of the gratuitous ARP, and every node says host4
 # owns the MAC.
 #
+# A double claim: the same MAC sending behind host1 and host4 at once is
+# logged and counted, and the guest is back at host4 once its twin goes.
+#
 # Failure: host3's daemon killed; its record ages out everywhere and guest
 # 3's MAC with it.  Started again: the node, its MAC and the pings return.
 #
@@ -82,6 +85,31 @@ n=$(replies)
 wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping') >= $n + 10 ))" ||
 	fail "the ping stopped after the move"
 kill "$PING"
+
+say "a double claim: guest 1's MAC also sends from host1"
+vctl host1 add-interface twin tap vtap8
+wait_for 10 ip -n "${D_NS[host1]}" link show vtap8 || fail "host1 made no vtap8"
+mkns twin
+ip -n "${D_NS[host1]}" link set vtap8 netns "$(ns twin)"
+ip -n "$(ns twin)" link set vtap8 address "$G1"
+ip -n "$(ns twin)" addr add 10.77.0.201/24 dev vtap8
+ip -n "$(ns twin)" link set vtap8 up
+# Both send for a while: each frame from the other place is a new claim.
+ip netns exec "$(ns twin)" ping -n -c 20 -i 0.1 -W 1 "$(guest_ip 2)" >/dev/null 2>&1 &
+TWIN=$!
+in_guest g1 ping -n -c 20 -i 0.1 -W 1 "$(guest_ip 3)" >/dev/null 2>&1 || true
+wait "$TWIN" || true
+conflicts() { (($(stat_value host1 mac_conflicts) + $(stat_value host4 mac_conflicts) > 0)); }
+wait_for 5 conflicts || fail "no MAC conflict counted on host1 or host4"
+grep -q "while it still sends here" "${D_LOG[host1]}" "${D_LOG[host4]}" ||
+	fail "the double claim was not logged"
+say "conflicts counted: host1 $(stat_value host1 mac_conflicts), host4 $(stat_value host4 mac_conflicts)"
+ip netns del "$(ns twin)"
+# The twin is gone: the guest's next frames claim its MAC back for host4.
+wait_for 10 gping g1 "$(guest_ip 2)" || fail "guest 1 lost after the double claim"
+for d in "${DAEMONS[@]}"; do
+	wait_for 5 owner_is "$d" "$G1" host4 || fail "$d: guest 1 not back at host4: $(vctl "$d" show macs)"
+done
 
 say "failure: host3 killed"
 seq_before=$(vctl proxy -t show nodes | awk -F'\t' '$1 == "host3" { print $2 }')
