@@ -139,8 +139,6 @@ struct link_counters {
 	uint64_t	frames_out, bytes_out;
 	uint64_t	drops;		/* tail and AQM drops (see sched) */
 	uint64_t	connects;	/* times it came up */
-	uint64_t	node_out;	/* node records sent (routing.h) */
-	uint64_t	node_bytes_out;	/* and their bytes, headers included */
 };
 
 struct link {
