@@ -95,6 +95,7 @@ struct vnetd {
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
+	struct reload		*reload;	/* under way, or NULL (reload.h) */
 	struct sched_optlist	 linkopts;	/* link options by name */
 	/* TLS: the files, and the context made from them on first use. */
 	char			 tls_cert[STMT_PATH_MAX + 1];

@@ -43,11 +43,14 @@ static void
 plan_text(const struct reload_plan *pl, char *out, size_t len)
 {
 	char	 line[STMT_LINE_MAX];
+	struct stmt tmp;
 	size_t	 i;
 
+	memset(&tmp, 0, sizeof(tmp));
 	out[0] = '\0';
-	for (i = 0; i < pl->n; i++) {
-		stmt_print(&pl->st[i], line, sizeof(line));
+	for (i = 0; i < pl->steps.n; i++) {
+		stmt_print(stmt_vec_get(&pl->steps, i, &tmp), line,
+		    sizeof(line));
 		if (i > 0)
 			strncat(out, "|", len - strlen(out) - 1);
 		strncat(out, line, len - strlen(out) - 1);
@@ -199,7 +202,7 @@ START_TEST(test_diff)
 		ck_assert_int_eq(r, -1);
 		ck_assert_msg(strstr(err, "cannot change at run time") != NULL,
 		    "message: %s", err);
-		ck_assert_uint_eq(pl.n, 0);
+		ck_assert_uint_eq(pl.steps.n, 0);
 	} else {
 		ck_assert_msg(r == 0, "refused: %s", err);
 		plan_text(&pl, got, sizeof(got));
@@ -264,9 +267,11 @@ START_TEST(test_apply_plan)
 {
 	struct list		*old, *new;
 	struct reload_plan	 pl;
+	struct stmt		 tmp;
 	char			 err[256];
 	size_t			 i, j;
 
+	memset(&tmp, 0, sizeof(tmp));
 	old = calloc(1, sizeof(*old));
 	new = calloc(1, sizeof(*new));
 	ck_assert_ptr_nonnull(old);
@@ -277,8 +282,8 @@ START_TEST(test_apply_plan)
 		goto done;
 	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
 	    err, sizeof(err)), 0);
-	for (i = 0; i < pl.n; i++) {
-		const struct stmt *c = &pl.st[i];
+	for (i = 0; i < pl.steps.n; i++) {
+		const struct stmt *c = stmt_vec_get(&pl.steps, i, &tmp);
 
 		if (c->op == STMT_OP_SET) {
 			/* A setting replaces the old value. */
@@ -304,7 +309,7 @@ START_TEST(test_apply_plan)
 	/* Same statements now, so the difference is empty. */
 	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
 	    err, sizeof(err)), 0);
-	ck_assert_uint_eq(pl.n, 0);
+	ck_assert_uint_eq(pl.steps.n, 0);
 	reload_plan_clear(&pl);
  done:
 	free(old);
