@@ -351,6 +351,8 @@ int	 stmt_vec_add(struct stmt_vec *, const struct stmt *, int line);
  */
 const struct stmt *stmt_vec_get(const struct stmt_vec *, size_t i,
 	    struct stmt *tmp);
+/* Makes room for n items in all, so that adding them does not move it. */
+int	 stmt_vec_reserve(struct stmt_vec *, size_t n);
 /* Drops the last item. */
 void	 stmt_vec_pop(struct stmt_vec *);
 void	 stmt_vec_clear(struct stmt_vec *);

@@ -842,12 +842,15 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 {
 	struct config_walk	*w = arg;
 	struct stmt		*st = &w->st;
+	const char		*name = fwd_port_name(port);
+	size_t			 n = strnlen(name, sizeof(st->name) - 1);
 
 	st->kind = STMT_ROUTE;
 	st->src = *src;
 	st->dst = *dst;
 	st->target = (enum stmt_target)fwd_port_kind(port);
-	snprintf(st->name, sizeof(st->name), "%s", fwd_port_name(port));
+	memcpy(st->name, name, n);
+	st->name[n] = '\0';
 	w->cb(st, w->arg);
 }
 

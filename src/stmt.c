@@ -2029,19 +2029,28 @@ stmt_valid_account(const char *s)
 /* Lists. */
 
 int
+stmt_vec_reserve(struct stmt_vec *v, size_t cap)
+{
+	struct stmt_item	*n;
+
+	if (cap <= v->cap)
+		return 0;
+	if ((n = reallocarray(v->v, cap, sizeof(*n))) == NULL)
+		return -1;
+	v->v = n;
+	v->cap = cap;
+	return 0;
+}
+
+int
 stmt_vec_add(struct stmt_vec *v, const struct stmt *st, int line)
 {
-	struct stmt_item	*n, *it;
+	struct stmt_item	*it;
 	struct stmt_route	*r;
-	size_t			 cap;
 
-	if (v->n == v->cap) {
-		cap = v->cap ? v->cap * 2 : 64;
-		if ((n = reallocarray(v->v, cap, sizeof(*n))) == NULL)
-			return -1;
-		v->v = n;
-		v->cap = cap;
-	}
+	if (v->n == v->cap &&
+	    stmt_vec_reserve(v, v->cap ? v->cap * 2 : 64) == -1)
+		return -1;
 	it = &v->v[v->n];
 	memset(it, 0, sizeof(*it));
 	if (st->kind == STMT_ROUTE) {
