@@ -183,6 +183,9 @@ void	 vnetd_default_node(char *buf, size_t len);
  */
 void	 vnetd_config(struct vnetd *,
 	    void (*cb)(const struct stmt *, void *), void *arg);
+/* The same without the routes, which can be many: fwd_route_walk() them. */
+void	 vnetd_config_but_routes(struct vnetd *,
+	    void (*cb)(const struct stmt *, void *), void *arg);
 
 /*
  * Writes the running state as a configuration file, atomically (a new file

@@ -913,11 +913,11 @@ show_vcc_cb(const struct vcc_if_info *ii, void *arg)
 	    (unsigned long long)ii->window);
 }
 
-void
-vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
+/* The running state up to the routes. */
+static void
+config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
     void *arg)
 {
-	struct config_walk	 w;
 	struct stmt		 st;
 	struct listener		*ls;
 	struct iface		*ifc;
@@ -1007,10 +1007,27 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	}
 #undef SHOW_PATH
 #undef START
+}
+
+void
+vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
+    void *arg)
+{
+	struct config_walk	 w;
+
+	config_head(d, cb, arg);
 	memset(&w, 0, sizeof(w));
 	w.cb = cb;
 	w.arg = arg;
 	fwd_route_foreach(d->fwd, config_route_cb, &w);
+	vcc_config_foreach(d->vcc, cb, arg);
+}
+
+void
+vnetd_config_but_routes(struct vnetd *d,
+    void (*cb)(const struct stmt *, void *), void *arg)
+{
+	config_head(d, cb, arg);
 	vcc_config_foreach(d->vcc, cb, arg);
 }
 

@@ -492,25 +492,41 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 
 /*
  * A reload under way.  Reading, parsing and comparing a big file takes
- * long (a million routes: seconds), and the frames must keep moving: the
- * running state is copied on the loop (a list of compact statements), a
- * thread of its own reads the file and computes the plan from that copy
- * and its own data only, and the loop then applies the plan in steps of
- * about a millisecond, with frames forwarded between them.
+ * long (a million routes: seconds), and the frames must keep moving.  The
+ * work is split between a thread of its own, which touches nothing of the
+ * daemon, and the loop, which does only what must be done on it, in steps
+ * of about a millisecond with frames forwarded between them:
  *
- *   READING --(thread done: eventfd)--> APPLYING --(plan done)--> freed
+ *   PREPARING  thread: touches the memory the copy will fill (a page's
+ *              first touch is slow, and would stall the loop)
+ *   COPYING    loop: copies the running state (compact statements; the
+ *              routes in steps); thread: reads and checks the file
+ *   COMPARING  thread: makes the plan from the copy and the file
+ *   APPLYING   loop: applies the plan in steps
  *
- * A control client that leaves meanwhile is forgotten (reload_forget());
- * a SIGHUP meanwhile is remembered and makes one more reload afterwards.
+ * The thread tells the loop through an eventfd (r->stage says what it has
+ * done), and waits for the copy on a condition variable.  The copy starts
+ * again if routes change between its steps (vnetctl add-route meanwhile),
+ * and is made in one go after COPY_RESTARTS tries.  A control client that
+ * leaves meanwhile is forgotten (reload_forget()); a SIGHUP meanwhile is
+ * remembered and makes one more reload afterwards.
  */
 #define STEP_US		1000	/* the longest a step should take */
 #define STEP_CHECK	16	/* changes between looks at the clock */
 #define LOG_CHANGES_MAX	100	/* changes logged one by one; then counted */
+#define COPY_CHUNK	256	/* routes copied between looks at the clock */
+#define COPY_RESTARTS	8
 
 enum reload_state {
-	RELOAD_READING = 1,
+	RELOAD_PREPARING = 1,
+	RELOAD_COPYING,
+	RELOAD_COMPARING,
 	RELOAD_APPLYING,
 };
+
+/* What the thread has done (r->stage). */
+#define STAGE_TOUCHED	1
+#define STAGE_DONE	2
 
 struct reload {
 	struct vnetd		*d;
@@ -525,26 +541,42 @@ struct reload {
 	char			  node[STMT_NAME_MAX + 1];
 	char			  control_path[STMT_PATH_MAX + 1];
 	int			  control_fixed;
-	struct stmt_vec		  old;
+	struct stmt_vec		  old;		/* the running state */
+
+	/* Copying the routes: where the walk is, and what it has seen. */
+	size_t			  nhead;	/* items of old before the routes */
+	void			 *at;
+	uint64_t		  changes;	/* fwd_route_changes() */
+	int			  restarts;
+	struct stmt		  route;	/* zeroed: routes write their part */
+
+	/* Between the thread and the loop, under mu. */
+	pthread_t		  thread;
+	int			  running;	/* thread made, not joined */
+	pthread_mutex_t		  mu;
+	pthread_cond_t		  cv;
+	int			  stage;	/* STAGE_*: thread to loop */
+	int			  copied;	/* loop to thread */
+	int			  cancel;	/* loop to thread */
+	int			  efd;		/* written at each stage */
 
 	/* The thread's output. */
-	pthread_t		  thread;
-	int			  efd;		/* written when it is done */
 	char			 *msgs;		/* the file's errors, '\n' after each */
 	size_t			  msgs_len, msgs_cap;
 	int			  nerr;		/* config_load()'s result */
-	int			  diff_failed;
+	int			  refused;	/* out of memory, or the diff said no */
 	char			  err[STMT_LINE_MAX + 400];
 	struct reload_plan	  pl;
+	struct stmt_vec		  ifaces;	/* old's interfaces, kept */
 
 	/* Applying. */
-	struct event		 *ev_read;
+	struct event		 *ev_thread;
 	struct event		 *ev_step;
 	size_t			  next;
 	int			  failed;
 	int			  errors;
-	uint64_t		  t0, t_copy, t_read, step_max;
-	size_t			  steps;
+	uint64_t		  t0, t_copy, t_read, step_max, copy_max;
+	size_t			  steps, copy_steps;
 };
 
 static void
@@ -583,7 +615,7 @@ old_add(const struct stmt *st, void *arg)
 	struct reload	*r = arg;
 
 	if (stmt_vec_add(&r->old, st, 0) == -1)
-		r->diff_failed = 1;
+		r->refused = 1;
 }
 
 /*
@@ -639,42 +671,82 @@ reload_effective(struct reload *r, const struct config *cf,
 	return oom ? -1 : 0;
 }
 
-/* The thread: the file read and checked, the plan made. */
+/* In the thread: tells the loop what is done. */
+static void
+reload_tell(struct reload *r, int stage)
+{
+	uint64_t	 one = 1;
+
+	pthread_mutex_lock(&r->mu);
+	r->stage = stage;
+	pthread_mutex_unlock(&r->mu);
+	while (write(r->efd, &one, sizeof(one)) == -1 && errno == EINTR)
+		;
+}
+
+/* The thread. */
 static void *
-reload_read(void *arg)
+reload_work(void *arg)
 {
 	struct reload	*r = arg;
 	struct config	 cf;
 	struct stmt_vec	 new = { NULL, 0, 0 };
-	uint64_t	 one = 1;
+	size_t		 i;
+	int		 cancel;
+
+	/* The room reserved for the copy, touched here rather than there. */
+	memset(r->old.v + r->old.n, 0, (r->old.cap - r->old.n) *
+	    sizeof(r->old.v[0]));
+	reload_tell(r, STAGE_TOUCHED);
 
 	r->nerr = config_load(r->file, &cf, file_error, r);
-	if (r->nerr == 0 && !r->diff_failed) {
-		if (reload_effective(r, &cf, &new) == -1) {
-			snprintf(r->err, sizeof(r->err), "out of memory");
-			r->diff_failed = 1;
-		} else if (reload_diff_vec(&r->old, &new, &r->pl, r->err,
+
+	pthread_mutex_lock(&r->mu);
+	while (!r->copied && !r->cancel)
+		pthread_cond_wait(&r->cv, &r->mu);
+	cancel = r->cancel;
+	pthread_mutex_unlock(&r->mu);
+
+	if (!cancel && r->nerr == 0 && !r->refused) {
+		if (reload_effective(r, &cf, &new) == -1 ||
+		    reload_diff_vec(&r->old, &new, &r->pl, r->err,
 		    sizeof(r->err)) == -1)
-			r->diff_failed = 1;
-	} else if (r->diff_failed)
+			r->refused = 1;
+	}
+	if (r->refused && r->err[0] == '\0')
 		snprintf(r->err, sizeof(r->err), "out of memory");
+	/* What the loop still needs of the copy; the rest is freed here. */
+	for (i = 0; i < r->old.n; i++)
+		if (r->old.v[i].kind == STMT_INTERFACE &&
+		    stmt_vec_add(&r->ifaces, r->old.v[i].u.st, 0) == -1)
+			break;
+	stmt_vec_clear(&r->old);
 	stmt_vec_clear(&new);
 	config_clear(&cf);
-	while (write(r->efd, &one, sizeof(one)) == -1 && errno == EINTR)
-		;
+	reload_tell(r, STAGE_DONE);
 	return NULL;
 }
 
 static void
 reload_free(struct reload *r)
 {
-	if (r->ev_read != NULL)
-		event_free(r->ev_read);
+	if (r->running) {
+		pthread_mutex_lock(&r->mu);
+		r->cancel = 1;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+	}
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	if (r->ev_thread != NULL)
+		event_free(r->ev_thread);
 	if (r->ev_step != NULL)
 		event_free(r->ev_step);
 	if (r->efd != -1)
 		close(r->efd);
 	stmt_vec_clear(&r->old);
+	stmt_vec_clear(&r->ifaces);
 	reload_plan_clear(&r->pl);
 	free(r->msgs);
 	free(r);
@@ -721,10 +793,8 @@ reload_keep_iface(struct reload *r, const char *name)
 	char			 e[256];
 	size_t			 i;
 
-	for (i = 0; i < r->old.n; i++) {
-		if (r->old.v[i].kind != STMT_INTERFACE)
-			continue;
-		prev = r->old.v[i].u.st;
+	for (i = 0; i < r->ifaces.n; i++) {
+		prev = r->ifaces.v[i].u.st;
 		if (strcmp(prev->name, name) != 0)
 			continue;
 		if (vnetd_apply(r->d, prev, 0, e, sizeof(e)) == 0)
@@ -734,6 +804,46 @@ reload_keep_iface(struct reload *r, const char *name)
 			    "as it was: %s", name, e);
 		return;
 	}
+}
+
+static void
+copy_route(const struct stmt_match *src, const struct stmt_match *dst,
+    const struct fwd_port *port, void *arg)
+{
+	struct reload	*r = arg;
+	struct stmt	*st = &r->route;
+	const char	*name = fwd_port_name(port);
+	size_t		 n = strnlen(name, sizeof(st->name) - 1);
+
+	st->kind = STMT_ROUTE;
+	st->src = *src;
+	st->dst = *dst;
+	st->target = (enum stmt_target)fwd_port_kind(port);
+	memcpy(st->name, name, n);
+	st->name[n] = '\0';
+	old_add(st, r);
+}
+
+/* Copies routes for a step's time; 1 when they are all copied. */
+static int
+reload_copy(struct reload *r, uint64_t t0)
+{
+	struct fwd	*f = r->d->fwd;
+
+	if (fwd_route_changes(f) != r->changes) {
+		while (r->old.n > r->nhead)
+			stmt_vec_pop(&r->old);
+		r->at = NULL;
+		r->changes = fwd_route_changes(f);
+		r->restarts++;
+	}
+	do {
+		fwd_route_walk(f, &r->at, COPY_CHUNK, copy_route, r);
+		if (r->at == NULL)
+			return 1;
+	} while (r->restarts >= COPY_RESTARTS ||
+	    vnetd_now_us() - t0 < STEP_US);
+	return 0;
 }
 
 /* One change; -1 when a first step failed and everything was undone. */
@@ -772,6 +882,28 @@ reload_apply_one(struct reload *r, size_t i, struct stmt *tmp)
 }
 
 static void
+reload_applied(struct reload *r)
+{
+	if (r->pl.steps.n > LOG_CHANGES_MAX)
+		log_info("reload: and %zu more changes", r->pl.steps.n -
+		    LOG_CHANGES_MAX);
+	log_info("reload: %s: %zu change%s; running state copied in %llu ms "
+	    "(%zu step%s of at most %llu us), file read and compared aside "
+	    "in %llu ms more, changes applied in %zu step%s of at most %llu "
+	    "us", r->file, r->pl.steps.n, r->pl.steps.n == 1 ? "" : "s",
+	    (unsigned long long)(r->t_copy / 1000), r->copy_steps,
+	    r->copy_steps == 1 ? "" : "s", (unsigned long long)r->copy_max,
+	    (unsigned long long)((r->t_read - r->t_copy) / 1000), r->steps,
+	    r->steps == 1 ? "" : "s", (unsigned long long)r->step_max);
+	if (r->failed) {
+		snprintf(r->err, sizeof(r->err), "reload: %d of %zu changes "
+		    "failed", r->failed, r->pl.steps.n);
+		reload_finish(r, 0, r->err);
+	} else
+		reload_finish(r, 1, "");
+}
+
+static void
 reload_step(evutil_socket_t fd, short ev, void *arg)
 {
 	struct reload	*r = arg;
@@ -780,6 +912,24 @@ reload_step(evutil_socket_t fd, short ev, void *arg)
 	uint64_t	 t0 = vnetd_now_us(), t;
 	size_t		 n;
 
+	if (r->state == RELOAD_COPYING) {
+		n = reload_copy(r, t0);
+		t = vnetd_now_us() - t0;
+		if (t > r->copy_max)
+			r->copy_max = t;
+		r->copy_steps++;
+		if (!n) {
+			event_add(r->ev_step, &now);
+			return;
+		}
+		r->t_copy = vnetd_now_us() - r->t0;
+		r->state = RELOAD_COMPARING;
+		pthread_mutex_lock(&r->mu);
+		r->copied = 1;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
 	memset(&tmp, 0, sizeof(tmp));
 	/* The first steps go together: they are undone together. */
 	for (; r->next < r->pl.nprep; r->next++)
@@ -802,35 +952,19 @@ reload_step(evutil_socket_t fd, short ev, void *arg)
 		event_add(r->ev_step, &now);
 		return;
 	}
-	if (r->pl.steps.n > LOG_CHANGES_MAX)
-		log_info("reload: and %zu more changes", r->pl.steps.n -
-		    LOG_CHANGES_MAX);
-	log_info("reload: %s: %zu change%s; running state copied in %llu us, "
-	    "file read and compared aside in %llu ms, changes applied in %zu "
-	    "step%s of at most %llu us", r->file, r->pl.steps.n,
-	    r->pl.steps.n == 1 ? "" : "s", (unsigned long long)r->t_copy,
-	    (unsigned long long)((r->t_read - r->t0) / 1000), r->steps,
-	    r->steps == 1 ? "" : "s", (unsigned long long)r->step_max);
-	if (r->failed) {
-		snprintf(r->err, sizeof(r->err), "reload: %d of %zu changes "
-		    "failed", r->failed, r->pl.steps.n);
-		reload_finish(r, 0, r->err);
-	} else
-		reload_finish(r, 1, "");
+	reload_applied(r);
 }
 
+/* The thread is done: its errors reported, the plan applied. */
 static void
-reload_read_done(evutil_socket_t fd, short ev, void *arg)
+reload_compared(struct reload *r)
 {
-	struct reload	*r = arg;
 	struct timeval	 now = { 0, 0 };
-	uint64_t	 v;
 	char		*m, *nl, e[STMT_LINE_MAX + 500];
 
-	if (read(r->efd, &v, sizeof(v)) == -1 && errno == EAGAIN)
-		return;
 	pthread_join(r->thread, NULL);
-	r->t_read = vnetd_now_us();
+	r->running = 0;
+	r->t_read = vnetd_now_us() - r->t0;
 	r->state = RELOAD_APPLYING;
 	for (m = r->msgs; m != NULL && (nl = strchr(m, '\n')) != NULL;
 	    m = nl + 1) {
@@ -848,13 +982,34 @@ reload_read_done(evutil_socket_t fd, short ev, void *arg)
 		reload_finish(r, 0, e);
 		return;
 	}
-	if (r->diff_failed) {
+	if (r->refused || r->err[0] != '\0') {
 		report_error(r, r->err);
 		snprintf(e, sizeof(e), "reload: %s; nothing changed", r->err);
 		reload_finish(r, 0, e);
 		return;
 	}
 	event_add(r->ev_step, &now);
+}
+
+static void
+reload_thread_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct reload	*r = arg;
+	struct timeval	 now = { 0, 0 };
+	uint64_t	 v;
+	int		 stage;
+
+	if (read(r->efd, &v, sizeof(v)) == -1 && errno == EAGAIN)
+		return;
+	pthread_mutex_lock(&r->mu);
+	stage = r->stage;
+	pthread_mutex_unlock(&r->mu);
+	if (r->state == RELOAD_PREPARING && stage >= STAGE_TOUCHED) {
+		r->state = RELOAD_COPYING;
+		event_add(r->ev_step, &now);
+	}
+	if (r->state == RELOAD_COMPARING && stage == STAGE_DONE)
+		reload_compared(r);
 }
 
 int
@@ -884,36 +1039,38 @@ reload_start(struct vnetd *d, void (*emit)(int, const char *, void *),
 	r->done = done;
 	r->arg = arg;
 	r->t0 = vnetd_now_us();
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
 	snprintf(r->file, sizeof(r->file), "%s", d->config_file);
 	vnetd_default_node(r->node, sizeof(r->node));
 	snprintf(r->control_path, sizeof(r->control_path), "%s",
 	    d->control_path);
 	r->control_fixed = d->control_fixed;
-	/* Room made first: the copy is the one pause a reload makes. */
-	if (stmt_vec_reserve(&r->old, fwd_route_count(d->fwd) + 64) == -1)
-		r->diff_failed = 1;
-	else
-		vnetd_config(d, old_add, r);
-	r->t_copy = vnetd_now_us() - r->t0;
-	if (r->diff_failed) {
+	/* The routes come in steps, into room made now. */
+	vnetd_config_but_routes(d, old_add, r);
+	r->nhead = r->old.n;
+	r->changes = fwd_route_changes(d->fwd);
+	if (r->refused || stmt_vec_reserve(&r->old, r->nhead +
+	    fwd_route_count(d->fwd) + 64) == -1) {
 		snprintf(err, errlen, "reload: out of memory; nothing changed");
 		goto fail;
 	}
 	if ((r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1 ||
-	    (r->ev_read = event_new(d->base, r->efd, EV_READ,
-	    reload_read_done, r)) == NULL ||
+	    (r->ev_thread = event_new(d->base, r->efd, EV_READ | EV_PERSIST,
+	    reload_thread_cb, r)) == NULL ||
 	    (r->ev_step = evtimer_new(d->base, reload_step, r)) == NULL ||
-	    event_add(r->ev_read, NULL) == -1) {
+	    event_add(r->ev_thread, NULL) == -1) {
 		snprintf(err, errlen, "reload: %s; nothing changed",
 		    strerror(errno));
 		goto fail;
 	}
-	r->state = RELOAD_READING;
-	if ((e = pthread_create(&r->thread, NULL, reload_read, r)) != 0) {
+	r->state = RELOAD_PREPARING;
+	if ((e = pthread_create(&r->thread, NULL, reload_work, r)) != 0) {
 		snprintf(err, errlen, "reload: thread: %s; nothing changed",
 		    strerror(e));
 		goto fail;
 	}
+	r->running = 1;
 	d->reload = r;
 	return 0;
  fail:
@@ -938,8 +1095,6 @@ reload_cancel(struct vnetd *d)
 
 	if (r == NULL)
 		return;
-	if (r->state == RELOAD_READING)
-		pthread_join(r->thread, NULL);
 	if (r->done != NULL)
 		r->done(-1, "reload: stopped: vnetd is exiting", r->arg);
 	d->reload = NULL;
