@@ -3,6 +3,7 @@
  * changes out, in the order they are applied.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,101 @@ START_TEST(test_apply_plan)
 }
 END_TEST
 
+#define SPACE		120000	/* routes a random list draws from */
+
+/* Route number id of the space, printed: three targets, 40,000 MACs. */
+static void
+route_text(unsigned int id, char *buf, size_t len)
+{
+	snprintf(buf, len, "route any 02:00:00:%02x:%02x:%02x %s",
+	    id / 3 % 256, id / 3 / 256 % 256, id / 3 / 65536,
+	    id % 3 == 0 ? "interface guest" : id % 3 == 1 ? "link h1" :
+	    "link h2");
+}
+
+/*
+ * Random lists of many thousand routes, each route at most once in a list
+ * (as in the daemon and in a checked file), with a few, half or most of
+ * them in both: the plan is exactly the old routes the new list lacks,
+ * removed in the old list's order, then the new routes the old list
+ * lacks, added in the new list's order.  The expected plan comes from a
+ * table of which routes each list has, not from an index.
+ */
+START_TEST(test_diff_big)
+{
+	static const char *const settings[] = { "node a", "network n",
+	    "control /run/vnetd.sock", "keepalive 10", "learn no",
+	    "offload yes", "threads no", "interface guest tap vtap0",
+	    "link h1 10.0.0.1:7870" };
+	struct stmt_vec		 v[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	struct reload_plan	 pl;
+	struct stmt		 st, tmp;
+	struct stmt_error	 perr;
+	unsigned int		*ids[2], id, seed = 1410 + (unsigned int)_i;
+	uint8_t			*in[2];
+	char			 want[STMT_LINE_MAX], got[128];
+	char			 err[256];
+	size_t			 n[2], i, k = 0;
+	int			 side;
+
+	n[0] = _i == 0 ? 2000 : 50000;
+	n[1] = _i == 1 ? 30000 : n[0];
+	memset(&tmp, 0, sizeof(tmp));
+	for (side = 0; side < 2; side++) {
+		in[side] = calloc(SPACE, 1);
+		ids[side] = calloc(n[side], sizeof(unsigned int));
+		ck_assert_ptr_nonnull(in[side]);
+		ck_assert_ptr_nonnull(ids[side]);
+		for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+			ck_assert_int_eq(stmt_parse(settings[i], &st, &perr), 1);
+			ck_assert_int_eq(stmt_vec_add(&v[side], &st, 0), 0);
+		}
+		for (i = 0; i < n[side]; i++) {
+			/* Case 2: the new list is the old one, 2% changed. */
+			if (side == 1 && _i == 2 && i % 50 != 0)
+				id = ids[0][i];
+			else
+				do {
+					id = (unsigned int)rand_r(&seed) % SPACE;
+				} while (in[side][id]);
+			in[side][id] = 1;
+			ids[side][i] = id;
+			route_text(id, want, sizeof(want));
+			ck_assert_int_eq(stmt_parse(want, &st, &perr), 1);
+			ck_assert_int_eq(stmt_vec_add(&v[side], &st, 0), 0);
+		}
+	}
+	ck_assert_int_eq(reload_diff_vec(&v[0], &v[1], &pl, err,
+	    sizeof(err)), 0);
+	ck_assert_uint_eq(pl.nprep, 0);
+	for (side = 0; side < 2; side++) {
+		for (i = 0; i < n[side]; i++) {
+			id = ids[side][i];
+			if (in[!side][id])
+				continue;
+			route_text(id, got, sizeof(got));
+			snprintf(want, sizeof(want), "%s%s", side == 0 ?
+			    "del-" : "", got);
+			ck_assert_uint_lt(k, pl.steps.n);
+			stmt_print(stmt_vec_get(&pl.steps, k, &tmp), got,
+			    sizeof(got));
+			ck_assert_str_eq(got, want);
+			k++;
+		}
+	}
+	ck_assert_uint_eq(k, pl.steps.n);
+	/* The plan did have work to do, and did not redo everything. */
+	ck_assert_uint_gt(k, 0);
+	ck_assert_uint_lt(k, n[0] + n[1]);
+	reload_plan_clear(&pl);
+	for (side = 0; side < 2; side++) {
+		free(in[side]);
+		free(ids[side]);
+		stmt_vec_clear(&v[side]);
+	}
+}
+END_TEST
+
 static Suite *
 reload_suite(void)
 {
@@ -329,6 +425,10 @@ reload_suite(void)
 	    sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_apply_plan, 0,
 	    sizeof(cases) / sizeof(cases[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("big");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_diff_big, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
