@@ -69,7 +69,7 @@ int	 reload_start(struct vnetd *,
 	    char *err, size_t errlen);
 /* The client arg is gone: no more calls to its emit and done. */
 void	 reload_forget(struct vnetd *, void *arg);
-/* Stops a reload under way (the daemon exits): done gets -1. */
+/* Stops a reload under way (the daemon exits; its client is not told). */
 void	 reload_cancel(struct vnetd *);
 int	 reload_busy(const struct vnetd *);
 

@@ -1095,8 +1095,8 @@ reload_cancel(struct vnetd *d)
 
 	if (r == NULL)
 		return;
-	if (r->done != NULL)
-		r->done(-1, "reload: stopped: vnetd is exiting", r->arg);
+	/* Not done(): a client would go on with its requests; it is closed. */
+	log_warnx("reload: stopped: vnetd is exiting");
 	d->reload = NULL;
 	reload_free(r);
 }
