@@ -4,8 +4,8 @@
  * routes that did not change keep running untouched.
  *
  * The difference is a pure function (statements in, changes out) that the
- * unit tests drive; reload_run() reads the file, compares it with the
- * running state and applies the changes.
+ * unit tests drive; reload_start() reads the file, compares it with the
+ * running state and applies the changes, with frames forwarded all along.
  */
 #ifndef VNET_RELOAD_H
 #define VNET_RELOAD_H
@@ -71,6 +71,5 @@ int	 reload_start(struct vnetd *,
 void	 reload_forget(struct vnetd *, void *arg);
 /* Stops a reload under way (the daemon exits; its client is not told). */
 void	 reload_cancel(struct vnetd *);
-int	 reload_busy(const struct vnetd *);
 
 #endif

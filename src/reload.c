@@ -5,8 +5,7 @@
  * its connection, its queue and its counters, and no frame on it is lost.
  *
  * Both lists are indexed (hash tables of their statements, by content and
- * by name), so that a comparison takes time in proportion to their
- * length: a million routes compare in about a second.
+ * by name), so that a comparison takes time in proportion to their length.
  */
 #include <sys/eventfd.h>
 
@@ -761,9 +760,10 @@ reload_finish(struct reload *r, int ok, const char *err)
 
 	if (!ok)
 		log_warnx("%s", err);
+	/* Over before done() is called: its client may ask for another. */
+	d->reload = NULL;
 	if (r->done != NULL)
 		r->done(ok ? 0 : -1, err, r->arg);
-	d->reload = NULL;
 	reload_free(r);
 	if (again) {
 		log_info("reload: once more, for a SIGHUP that came meanwhile");
@@ -1099,10 +1099,4 @@ reload_cancel(struct vnetd *d)
 	log_warnx("reload: stopped: vnetd is exiting");
 	d->reload = NULL;
 	reload_free(r);
-}
-
-int
-reload_busy(const struct vnetd *d)
-{
-	return d->reload != NULL;
 }
