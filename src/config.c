@@ -79,6 +79,7 @@ struct config_checks {
 	struct stmt_index	 addrs;		/* listeners */
 	struct stmt_index	 same;		/* routes */
 	int			 seen[STMT_KIND_LAST + 1];	/* settings */
+	struct stmt		 tmp;	/* for stmt_vec_get(): zeroed once */
 };
 
 static void
@@ -130,15 +131,13 @@ config_check_line(struct config *cf, size_t i,
     void (*errf)(const char *, void *), void *arg)
 {
 	struct stmt_index		*ix;
-	struct stmt			 tmp;
 	const struct stmt		*st;
 	int				 line = cf->lines.v[i].line;
 	long				 j;
 	char				 buf[STMT_HOST_MAX + 10];
 	char				 perr[256];
 
-	memset(&tmp, 0, sizeof(tmp));
-	st = stmt_vec_get(&cf->lines, i, &tmp);
+	st = stmt_vec_get(&cf->lines, i, &cf->checks->tmp);
 	if (st->op == STMT_OP_DEL || st->kind == STMT_SHOW ||
 	    st->kind == STMT_RELOAD || st->kind == STMT_SAVE) {
 		report(errf, arg, cf->file, line,
