@@ -707,9 +707,12 @@ reload_work(void *arg)
 	pthread_mutex_unlock(&r->mu);
 
 	if (!cancel && r->nerr == 0 && !r->refused) {
-		if (reload_effective(r, &cf, &new) == -1 ||
-		    reload_diff_vec(&r->old, &new, &r->pl, r->err,
-		    sizeof(r->err)) == -1)
+		/* The file's lines are copied: freed before the peak. */
+		if (reload_effective(r, &cf, &new) == -1)
+			r->refused = 1;
+		config_clear(&cf);
+		if (!r->refused && reload_diff_vec(&r->old, &new, &r->pl,
+		    r->err, sizeof(r->err)) == -1)
 			r->refused = 1;
 	}
 	if (r->refused && r->err[0] == '\0')
