@@ -8,6 +8,7 @@
  * by name), so that a comparison takes time in proportion to their length.
  */
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -515,6 +516,7 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 #define LOG_CHANGES_MAX	100	/* changes logged one by one; then counted */
 #define COPY_CHUNK	256	/* routes copied between looks at the clock */
 #define COPY_RESTARTS	8
+#define RELOAD_NICE	10	/* the thread's nice value */
 
 enum reload_state {
 	RELOAD_PREPARING = 1,
@@ -693,6 +695,11 @@ reload_work(void *arg)
 	size_t		 i;
 	int		 cancel;
 
+	/*
+	 * Below the loop's priority: on a busy machine the loop, which
+	 * forwards, should not wait for a core behind its own reload.
+	 */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), RELOAD_NICE);
 	/* The room reserved for the copy, touched here rather than there. */
 	memset(r->old.v + r->old.n, 0, (r->old.cap - r->old.n) *
 	    sizeof(r->old.v[0]));
