@@ -86,7 +86,14 @@ void		 routing_show_routes(struct routing *, struct evbuffer *);
 void		 routing_show_macs(struct routing *, struct evbuffer *);
 /* Rows of `show stats`: "name\tvalue\n". */
 void		 routing_show_stats(struct routing *, struct evbuffer *);
-/* Its statements for `show config`: routing, advertise. */
+/*
+ * Shortcuts (adapt.h): 1 if link l is one this node made (never saved);
+ * the origin, trigger and reason columns of `show links` for l.
+ */
+int		 routing_link_auto(const struct routing *, const struct link *);
+void		 routing_show_link(struct routing *, const struct link *,
+		    struct evbuffer *);
+/* Its statements for `show config`: routing, advertise, adapt. */
 void		 routing_config(struct routing *,
 		    void (*cb)(const struct stmt *, void *), void *arg);
 

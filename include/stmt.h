@@ -122,8 +122,9 @@ enum stmt_kind {
 	STMT_THREADS,
 	STMT_ROUTING,
 	STMT_ADVERTISE,
+	STMT_ADAPT,
 };
-#define STMT_KIND_LAST	STMT_ADVERTISE
+#define STMT_KIND_LAST	STMT_ADAPT
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */
@@ -150,6 +151,7 @@ enum stmt_show {
 	STMT_SHOW_TRAFFIC,
 	STMT_SHOW_TRAFFIC_NODES,
 	STMT_SHOW_TRAFFIC_TOPOLOGY,	/* num: threshold, permille */
+	STMT_SHOW_ADAPT,
 };
 #define STMT_THRESHOLD_DEFAULT	100	/* permille */
 #define STMT_REFRESH_MAX	1200	/* s, routing auto refresh */
@@ -229,6 +231,16 @@ struct stmt_vclass {
 	uint64_t	 rate;		/* bit/s; 0 = no cap ("rate none") */
 };
 
+/* adapt shortcuts ... (verb 0), adapt off (1), adapt on (2); 0: default */
+struct stmt_adapt {
+	unsigned int	 verb;
+	unsigned int	 hold, idle, max;
+};
+#define STMT_ADAPT_OFF		1
+#define STMT_ADAPT_ON		2
+#define STMT_ADAPT_SECONDS_MAX	86400
+#define STMT_ADAPT_MAX_MAX	1024
+
 struct stmt {
 	enum stmt_kind		kind;
 	enum stmt_op		op;
@@ -264,6 +276,8 @@ struct stmt {
 	enum stmt_vcc		vcc;
 	uint64_t		window;			/* vcc share */
 	struct stmt_vclass	vclass;			/* vcc class */
+	/* adapt: flag is shortcuts yes, rate the threshold (0: default) */
+	struct stmt_adapt	adapt;
 };
 
 struct stmt_error {

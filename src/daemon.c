@@ -589,6 +589,7 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return link_set_options(d, st, err, errlen);
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
+	case STMT_ADAPT:
 		return routing_apply(d->routing, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
@@ -694,7 +695,8 @@ show_links(struct vnetd *d, struct evbuffer *out)
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
 	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
-	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate");
+	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate\torigin\t"
+	    "trigger\treason");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		char addr[STMT_HOST_MAX + 10], rate[32];
 		const struct sched *sc = &l->sched;
@@ -707,7 +709,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\n", l->name,
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -724,6 +726,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
 		    sizeof(rate)) : "-");
+		routing_show_link(d->routing, l, out);
 	}
 }
 
@@ -997,7 +1000,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
 	TAILQ_FOREACH(l, &d->links, entry) {
-		if (!l->configured)
+		if (!l->configured || routing_link_auto(d->routing, l))
 			continue;
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
@@ -1175,6 +1178,7 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC:
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_ADAPT:
 		memset(&st, 0, sizeof(st));
 		st.kind = STMT_SHOW;
 		st.show = what;

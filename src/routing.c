@@ -6,6 +6,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "adapt.h"
 #include "daemon.h"
 #include "fwd.h"
 #include "hash.h"
@@ -83,6 +84,9 @@ struct routing {
 	size_t			 ntree, treecap;
 
 	struct routing_stats	 st;
+	struct adapt		*adapt;		/* shortcuts (adapt.h) */
+	struct stmt		 adapt_conf;	/* as configured, for show config */
+	int			 adapt_set;
 	uint32_t		 digest;	/* of the routes and the tree */
 	uint64_t		 changed_ms;	/* when that last changed */
 	uint64_t		 logged_ms[16];	/* by kind of refusal */
@@ -90,6 +94,13 @@ struct routing {
 
 static void	routing_originate_soon(struct routing *, uint64_t delay_ms);
 static void	routing_compute_soon(struct routing *);
+static int	draining(const struct routing *, const struct link *);
+static void	adapt_round(struct routing *);
+static void	adapt_log(const char *, void *);
+static void	adapt_configure(struct routing *);
+static int	adapt_apply(struct routing *, const struct stmt *, char *,
+		    size_t);
+static void	show_adapt(struct routing *, struct evbuffer *);
 
 static unsigned int
 mac_bucket(const uint8_t *mac)
@@ -222,7 +233,7 @@ build(struct routing *r)
 	rec->lifetime = (uint16_t)(3 * refresh_s(r));
 	TAILQ_FOREACH(l, &d->links, entry) {
 		if ((peer = link_node_peer(l)) == NULL ||
-		    rec->nlinks == NODE_LINKS_MAX)
+		    rec->nlinks == NODE_LINKS_MAX || draining(r, l))
 			continue;
 		snprintf(rec->links[rec->nlinks].name, NODE_NAME_MAX + 1,
 		    "%s", peer);
@@ -322,7 +333,7 @@ link_to(struct routing *r, const char *name)
 
 	TAILQ_FOREACH(l, &r->d->links, entry)
 		if ((peer = link_node_peer(l)) != NULL &&
-		    strcmp(peer, name) == 0)
+		    strcmp(peer, name) == 0 && !draining(r, l))
 			return l;
 	return NULL;
 }
@@ -722,6 +733,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 			}
 		}
 	traffic_tick(r->tm, now);
+	adapt_round(r);
 	if (now - r->last_orig_ms >= (uint64_t)refresh_s(r) * 1000)
 		changed = 1;
 	else if ((traffic_version(r->tm) != r->traffic_sent ||
@@ -768,6 +780,7 @@ routing_free(struct routing *r)
 		event_free(r->ev_compute);
 	if (r->ev_tick != NULL)
 		event_free(r->ev_tick);
+	adapt_free(r->adapt);
 	nodedb_free(r->db);
 	spf_free(r->spf);
 	traffic_free(r->tm);
@@ -787,6 +800,8 @@ routing_apply(struct routing *r, const struct stmt *st, char *err,
 		routing_originate_soon(r, 0);
 		return 0;
 	}
+	if (st->kind == STMT_ADAPT)
+		return adapt_apply(r, st, err, errlen);
 	if (st->kind != STMT_ROUTING) {
 		snprintf(err, errlen, "not a routing statement");
 		return -1;
@@ -808,12 +823,15 @@ routing_start(struct routing *r)
 	    (r->tm = traffic_new(vnetd_now_ms())) == NULL ||
 	    (r->rec = malloc(sizeof(*r->rec))) == NULL ||
 	    (r->enc = malloc(NODE_RECORD_MAX)) == NULL ||
+	    (r->adapt = adapt_new(r->d->node, adapt_log, r)) == NULL ||
 	    (r->ev_orig = evtimer_new(r->d->base, orig_cb, r)) == NULL ||
 	    (r->ev_compute = evtimer_new(r->d->base, compute_cb, r)) == NULL ||
 	    (r->ev_tick = event_new(r->d->base, -1, EV_PERSIST, tick_cb,
 	    r)) == NULL ||
 	    event_add(r->ev_tick, &tv) == -1)
 		return -1;
+	if (r->adapt_set)
+		adapt_configure(r);
 	/* Above anything this node said before it restarted. */
 	r->seq = wall_ms();
 	fwd_set_auto(r->d->fwd, routing_decide, r);
@@ -844,6 +862,263 @@ routing_config(struct routing *r, void (*cb)(const struct stmt *, void *),
 		st.addr = r->advertise;
 		cb(&st, arg);
 	}
+	if (r->adapt_set)
+		cb(&r->adapt_conf, arg);
+}
+
+/*
+ * Shortcuts (`adapt shortcuts yes`): adapt.c decides from the pair rates,
+ * this part measures them and makes, drains and removes the links through
+ * link.c.  A pair's rate is what this node's guests send to the peer's
+ * (over the last second) plus what the peer's last record says its guests
+ * send to ours.  A shortcut is a configured link named after the peer; a
+ * draining one stays open but out of our record and our routes, so both
+ * ends route through the relay while the frames already on it arrive.
+ */
+
+static int
+adapt_ours(enum adapt_state s)
+{
+	return s == ADAPT_DIALING || s == ADAPT_UP || s == ADAPT_BELOW ||
+	    s == ADAPT_DRAINING;
+}
+
+static int
+draining(const struct routing *r, const struct link *l)
+{
+	return r->adapt != NULL && l->configured &&
+	    adapt_draining(r->adapt, l->name);
+}
+
+static void
+adapt_log(const char *line, void *arg)
+{
+	(void)arg;
+	log_info("%s", line);
+}
+
+static void
+adapt_configure(struct routing *r)
+{
+	const struct stmt *st = &r->adapt_conf;
+	struct adapt_conf c;
+
+	c.shortcuts = st->flag;
+	c.threshold = st->rate ? st->rate / 8 : ADAPT_THRESHOLD_DEFAULT;
+	c.hold = st->adapt.hold ? st->adapt.hold : ADAPT_HOLD_DEFAULT;
+	c.idle = st->adapt.idle ? st->adapt.idle : ADAPT_IDLE_DEFAULT;
+	c.max = st->adapt.max ? st->adapt.max : ADAPT_MAX_DEFAULT;
+	adapt_set_conf(r->adapt, &c);
+}
+
+static int
+adapt_apply(struct routing *r, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	if (st->adapt.verb != 0) {
+		if (r->adapt == NULL) {
+			snprintf(err, errlen, "adapt: needs routing auto");
+			return -1;
+		}
+		adapt_pause(r->adapt, st->adapt.verb == STMT_ADAPT_OFF);
+		log_info("adapt: %s", st->adapt.verb == STMT_ADAPT_OFF ?
+		    "off: shortcuts drain, none are made" : "on");
+		return 0;
+	}
+	r->adapt_conf = *st;
+	r->adapt_set = 1;
+	if (r->adapt != NULL)
+		adapt_configure(r);
+	return 0;
+}
+
+/* What links the pair has (see adapt.h). */
+static enum adapt_link
+adapt_classify(struct routing *r, const char *peer)
+{
+	const struct adapt_peer *p = adapt_find(r->adapt, peer);
+	struct link	*l;
+	const char	*np;
+
+	if ((l = link_find(r->d, peer)) != NULL && l->configured) {
+		if (p != NULL && adapt_ours(p->state))
+			return link_node_peer(l) != NULL ? ADAPT_LINK_OURS_UP :
+			    ADAPT_LINK_OURS_DOWN;
+		return ADAPT_LINK_MANUAL;
+	}
+	TAILQ_FOREACH(l, &r->d->links, entry)
+		if ((np = link_node_peer(l)) != NULL && strcmp(np, peer) == 0)
+			return !l->configured && strcmp(peer, r->d->node) < 0 ?
+			    ADAPT_LINK_PEERS : ADAPT_LINK_MANUAL;
+	return ADAPT_LINK_NONE;
+}
+
+/* A listener on a wildcard address tells nobody where to dial. */
+static int
+dialable(const char *a)
+{
+	return strncmp(a, "0.0.0.0:", 8) != 0 && strncmp(a, "[::]:", 5) != 0 &&
+	    strncmp(a, "*:", 2) != 0;
+}
+
+static void
+adapt_dial(struct routing *r, const char *peer, const struct node_rec *rec)
+{
+	const struct adapt_peer *p = adapt_find(r->adapt, peer);
+	struct stmt_error perr;
+	struct stmt	 st;
+	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 16], err[256];
+	const char	*addrs[NODE_ADDRS_MAX];
+	size_t		 i, n = 0;
+
+	for (i = 0; i < rec->naddrs; i++)
+		if (dialable(rec->addrs[i]))
+			addrs[n++] = rec->addrs[i];
+	if (n == 0 || p == NULL) {
+		log_warnx("adapt: node %s gives no address to dial", peer);
+		return;
+	}
+	/* TLS with the usual checks unless this node runs without it. */
+	snprintf(line, sizeof(line), "link %s %s%s", peer,
+	    addrs[p->addr % n], r->d->tls_cert[0] != '\0' ? " tls" : "");
+	if (stmt_parse(line, &st, &perr) != 1 ||
+	    link_add(r->d, &st, err, sizeof(err)) == -1)
+		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
+		    perr.msg[0] != '\0' ? perr.msg : err);
+	else
+		log_info("adapt: dialling %s at %s%s", peer,
+		    addrs[p->addr % n], r->d->tls_cert[0] != '\0' ?
+		    " over TLS" : "");
+}
+
+static void
+adapt_do(struct routing *r, const char *peer, enum adapt_action act,
+    const struct node_rec *rec)
+{
+	struct link	*l;
+	char		 err[128];
+
+	switch (act) {
+	case ADAPT_NONE:
+		break;
+	case ADAPT_DIAL:
+		if (rec != NULL)
+			adapt_dial(r, peer, rec);
+		break;
+	case ADAPT_DRAIN:
+		routing_originate_soon(r, 0);
+		routing_compute_soon(r);
+		break;
+	case ADAPT_CLOSE:
+		if ((l = link_find(r->d, peer)) != NULL && l->configured)
+			(void)link_del(r->d, peer, err, sizeof(err));
+		routing_originate_soon(r, 0);
+		routing_compute_soon(r);
+		break;
+	}
+}
+
+/* Once a second: every peer's rate and links through adapt.c. */
+static void
+adapt_round(struct routing *r)
+{
+	const struct nodedb_entry *e;
+	const struct adapt_peer *p;
+	struct node_dst	 out[NODE_ROWS_MAX];
+	const char	*why;
+	uint64_t	 now = vnetd_now_ms(), rate;
+	size_t		 i, k, n;
+	char		 peer[NODE_NAME_MAX + 1];
+
+	if (r->adapt == NULL)
+		return;
+	n = traffic_nodes(r->tm, out, NODE_ROWS_MAX);
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (e->self ||
+		    node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		rate = 0;
+		for (k = 0; k < n; k++)
+			if (strcmp(out[k].name, e->name) == 0)
+				rate += out[k].r.rate1;
+		for (k = 0; k < r->rec->ndsts; k++)
+			if (strcmp(r->rec->dsts[k].name, r->d->node) == 0)
+				rate += r->rec->dsts[k].r.rate1;
+		adapt_do(r, e->name, adapt_observe(r->adapt, e->name, rate,
+		    adapt_classify(r, e->name), now), r->rec);
+	}
+	/* Ours to nodes whose records are gone: no traffic to keep them. */
+	for (i = 0; i < adapt_count(r->adapt); i++) {
+		p = adapt_at(r->adapt, i);
+		if (!adapt_ours(p->state) || nodedb_get(r->db, p->name) != NULL)
+			continue;
+		snprintf(peer, sizeof(peer), "%s", p->name);
+		adapt_do(r, peer, adapt_observe(r->adapt, peer, 0,
+		    adapt_classify(r, peer), now), NULL);
+	}
+	adapt_round_end(r->adapt);
+}
+
+int
+routing_link_auto(const struct routing *r, const struct link *l)
+{
+	const struct adapt_peer *p;
+
+	if (r == NULL || r->adapt == NULL || !l->configured)
+		return 0;
+	p = adapt_find(r->adapt, l->name);
+	return p != NULL && adapt_ours(p->state);
+}
+
+void
+routing_show_link(struct routing *r, const struct link *l,
+    struct evbuffer *out)
+{
+	const struct adapt_peer *p;
+	char		 rate[32];
+
+	if (r == NULL || r->adapt == NULL ||
+	    (p = adapt_find(r->adapt, l->name)) == NULL ||
+	    !(routing_link_auto(r, l) || (p->state == ADAPT_PEER &&
+	    !l->configured))) {
+		evbuffer_add_printf(out, "-\t-\t-\n");
+		return;
+	}
+	evbuffer_add_printf(out, "auto\t%s\t%s%s\n",
+	    adapt_rate_format(p->trigger, rate, sizeof(rate)),
+	    p->state == ADAPT_PEER ? "dialled by the peer: " : "",
+	    p->state == ADAPT_PEER ? "pair traffic above the threshold" :
+	    p->reason);
+}
+
+static void
+show_adapt(struct routing *r, struct evbuffer *out)
+{
+	const struct adapt_conf *c;
+	const struct adapt_peer *p;
+	uint64_t	 now = vnetd_now_ms();
+	char		 a[32], b[32];
+	size_t		 i;
+
+	if (r->adapt == NULL)
+		return;
+	c = adapt_conf(r->adapt);
+	evbuffer_add_printf(out, "%%columns peer\tstate\trate\ttrigger\t"
+	    "since_s\tattempts\tfailures\tretry_s\tnext_backoff_s\treason\n");
+	for (i = 0; i < adapt_count(r->adapt); i++) {
+		p = adapt_at(r->adapt, i);
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%u\t%u\t%llu\t"
+		    "%llu\t%s\n", p->name, adapt_state_name(p->state),
+		    adapt_rate_format(p->rate, a, sizeof(a)),
+		    adapt_rate_format(p->trigger, b, sizeof(b)),
+		    (unsigned long long)((now - p->since_ms) / 1000),
+		    p->attempts, p->failures,
+		    (unsigned long long)(p->state == ADAPT_BACKOFF &&
+		    p->retry_ms > now ? (p->retry_ms - now + 999) / 1000 : 0),
+		    (unsigned long long)(p->backoff_ms / 1000), p->reason);
+	}
+	(void)c;
 }
 
 /* show */
@@ -1062,6 +1337,9 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
 		show_traffic_topology(r, st->num, out);
 		break;
+	case STMT_SHOW_ADAPT:
+		show_adapt(r, out);
+		break;
 	default:
 		break;
 	}
@@ -1116,6 +1394,7 @@ void
 routing_show_stats(struct routing *r, struct evbuffer *out)
 {
 	struct nodedb_stats ds;
+	struct adapt_stats as;
 
 	if (!r->on)
 		return;
@@ -1143,5 +1422,14 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("traffic_overflow", traffic_overflow(r->tm));
+	adapt_stats(r->adapt, &as);
+	ROW("adapt_shortcuts", adapt_active(r->adapt));
+	ROW("adapt_dials", as.dials);
+	ROW("adapt_ups", as.ups);
+	ROW("adapt_dial_failures", as.failures);
+	ROW("adapt_deaths", as.deaths);
+	ROW("adapt_drains", as.drains);
+	ROW("adapt_closes", as.closes);
+	ROW("adapt_max_refused", as.max_refused);
 #undef ROW
 }

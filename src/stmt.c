@@ -82,6 +82,7 @@ static int	args_vcc(struct parser *, struct stmt *);
 static int	args_routing(struct parser *, struct stmt *);
 static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
+static int	args_adapt(struct parser *, struct stmt *);
 
 #define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
 			"link NAME, flows, vcc, nodes, topology or traffic"
@@ -167,6 +168,9 @@ static const struct keyword keywords[] = {
 	    args_routing, "auto [refresh SECONDS] or static" },
 	{ "advertise",	STMT_ADVERTISE,	STMT_OP_SET,
 	    args_advertise, "HOST:PORT" },
+	{ "adapt",	STMT_ADAPT,	STMT_OP_SET,
+	    args_adapt,	"shortcuts yes|no [threshold RATE] [hold SECONDS] "
+	    "[idle SECONDS] [max N], or off, or on" },
 };
 
 static const struct word show_words[] = {
@@ -182,6 +186,7 @@ static const struct word show_words[] = {
 	{ "nodes",	STMT_SHOW_NODES },
 	{ "topology",	STMT_SHOW_TOPOLOGY },
 	{ "traffic",	STMT_SHOW_TRAFFIC },
+	{ "adapt",	STMT_SHOW_ADAPT },
 };
 
 static const struct word target_words[] = {
@@ -1343,6 +1348,66 @@ args_advertise(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* adapt shortcuts yes|no [threshold RATE] [hold S] [idle S] [max N] | off | on */
+static int
+args_adapt(struct parser *p, struct stmt *st)
+{
+	const struct token	*t, *v;
+	char			 b[SHOW_LEN];
+	unsigned int		*u, max, seen = 0, bit;
+	int			 i;
+
+	if ((t = arg(p, 1)) == NULL)
+		return -1;
+	if (strcmp(t->s, "off") == 0 || strcmp(t->s, "on") == 0) {
+		st->adapt.verb = t->s[1] == 'f' ? STMT_ADAPT_OFF :
+		    STMT_ADAPT_ON;
+		return end(p, 2);
+	}
+	if (strcmp(t->s, "shortcuts") != 0)
+		return fail(p, t->col, "invalid value '%s' (expected "
+		    "shortcuts, off or on)", show(b, t->s));
+	if ((t = arg(p, 2)) == NULL)
+		return -1;
+	if (word_value(learn_words, nitems(learn_words), t->s,
+	    &st->flag) == -1)
+		return fail(p, t->col,
+		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	for (i = 3; i < p->ntok; i += 2) {
+		t = &p->tok[i];
+		if ((v = arg(p, i + 1)) == NULL)
+			return -1;
+		if (strcmp(t->s, "threshold") == 0) {
+			bit = 1;
+			if (parse_scaled(v->s, rate_units, nitems(rate_units),
+			    STMT_RATE_MIN, STMT_RATE_MAX, &st->rate) == -1)
+				return fail(p, v->col, "invalid rate '%s'",
+				    show(b, v->s));
+		} else {
+			if (strcmp(t->s, "hold") == 0) {
+				bit = 2, u = &st->adapt.hold;
+				max = STMT_ADAPT_SECONDS_MAX;
+			} else if (strcmp(t->s, "idle") == 0) {
+				bit = 4, u = &st->adapt.idle;
+				max = STMT_ADAPT_SECONDS_MAX;
+			} else if (strcmp(t->s, "max") == 0) {
+				bit = 8, u = &st->adapt.max;
+				max = STMT_ADAPT_MAX_MAX;
+			} else
+				return fail(p, t->col, "unknown option '%s' "
+				    "(expected threshold, hold, idle or max)",
+				    show(b, t->s));
+			if (parse_uint(v->s, max, u) == -1 || *u == 0)
+				return fail(p, v->col, "invalid %s '%s' "
+				    "(1..%u)", t->s, show(b, v->s), max);
+		}
+		if (seen & bit)
+			return fail(p, t->col, "'%s' given twice", t->s);
+		seen |= bit;
+	}
+	return 0;
+}
+
 static int
 args_show(struct parser *p, struct stmt *st)
 {
@@ -1706,6 +1771,26 @@ print_vcc(const struct stmt *st, const char *kw, char *buf, size_t len)
 }
 
 /* " rate 10mbit aqm codel target 5ms", the options a statement gives. */
+static int
+print_adapt(const struct stmt *st, const char *kw, char *buf, size_t len)
+{
+	char	 rate[32], hold[24] = "", idle[24] = "", max[24] = "";
+
+	if (st->adapt.verb != 0)
+		return snprintf(buf, len, "%s %s", kw,
+		    st->adapt.verb == STMT_ADAPT_OFF ? "off" : "on");
+	if (st->adapt.hold)
+		snprintf(hold, sizeof(hold), " hold %u", st->adapt.hold);
+	if (st->adapt.idle)
+		snprintf(idle, sizeof(idle), " idle %u", st->adapt.idle);
+	if (st->adapt.max)
+		snprintf(max, sizeof(max), " max %u", st->adapt.max);
+	return snprintf(buf, len, "%s shortcuts %s%s%s%s%s%s", kw,
+	    st->flag ? "yes" : "no", st->rate ? " threshold " : "",
+	    st->rate ? stmt_rate_format(st->rate, rate, sizeof(rate)) : "",
+	    hold, idle, max);
+}
+
 static char *
 format_link_opts(const struct stmt *st, char *buf, size_t len)
 {
@@ -1836,6 +1921,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_ADVERTISE:
 		return snprintf(buf, len, "%s %s", kw,
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
+	case STMT_ADAPT:
+		return print_adapt(st, kw, buf, len);
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
@@ -2063,6 +2150,9 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		return !a->flag == !b->flag && a->num == b->num;
 	case STMT_ADVERTISE:
 		return hostport_equal(&a->addr, &b->addr);
+	case STMT_ADAPT:
+		return !a->flag == !b->flag && a->rate == b->rate &&
+		    memcmp(&a->adapt, &b->adapt, sizeof(a->adapt)) == 0;
 	case STMT_INTERFACE:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
