@@ -1,0 +1,155 @@
+#!/bin/bash
+#
+# adapt shortcuts: a proxy and four hosts in a star over TLS, `routing
+# auto`, `adapt shortcuts yes` with a short hold and idle.  A bulk transfer
+# between guests behind host1 and host3 gets a direct link within hold + 5
+# s, after which the proxy no longer carries it; a ping every 10 ms across
+# the switch onto the shortcut and back loses nothing, and TCP retransmits
+# nothing; when the transfer stops the link goes after idle.  Then with
+# the underlay between host1 and host3 blocked, no shortcut comes up, the
+# traffic never stops and the back-off grows.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_root
+require_binaries
+command -v iperf3 >/dev/null || skip "iperf3 is missing"
+command -v iptables >/dev/null || skip "iptables is missing"
+command -v nstat >/dev/null || skip "nstat (iproute2) is missing"
+
+HOLD=${HOLD:-2}
+IDLE=4
+RSTAR_ROUTING="routing auto
+adapt shortcuts yes threshold 2mbit hold $HOLD idle $IDLE"
+rstar_start 4
+for d in proxy host1 host2 host3 host4; do
+	wait_for 10 nodes_reachable "$d" 5 ||
+		fail "$d: show nodes: $(vctl "$d" show nodes)"
+done
+G3=$(guest_ip 3)
+wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
+iperf_server g3
+
+# adapt_field DAEMON PEER COLUMN: one column of `show adapt`.
+adapt_field() {
+	vctl "$1" show adapt | awk -v n="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
+		$1 == n && idx { print $idx; found = 1; exit }
+		END { exit !found }'
+}
+shortcut_up() {
+	link_up host1 host3 && [[ $(link_field host1 host3 origin) == auto ]]
+}
+no_link() { ! link_field host1 host3 state; }
+proxy_in() { link_field proxy host1 frames_in; }
+# pings_ok FILE: every echo of a finished ping came back.
+pings_ok() {
+	local sent got
+	sent=$(awk '/packets transmitted/ { print $1 }' "$1")
+	got=$(awk '/packets transmitted/ { print $4 }' "$1")
+	say "ping every 10 ms: $sent sent, $got received"
+	[[ -n $sent ]] && ((sent > 100 && got == sent))
+}
+
+say "bulk transfer guest 1 -> guest 3, a ping every 10 ms beside it"
+PINGS=4000
+in_guest g1 ping -n -q -i 0.01 -c "$PINGS" "$G3" >"$TMPD/ping1" 2>&1 &
+PING_PID=$!
+EXTRA_PIDS+=("$PING_PID")
+retrans0=$(guest_counter g1 TcpRetransSegs)
+dsack0=$(guest_counter g1 TcpExtTCPDSACKRecv)
+ofo0=$(guest_counter g3 TcpExtTCPOFOQueue)
+drops0=0
+for d in proxy host1 host3; do drops0=$((drops0 + $(links_sum "$d" drops))); done
+in_guest g1 iperf3 -c "$G3" -t 15 -b 200M -J >"$TMPD/iperf1.json" 2>&1 &
+IPERF_PID=$!
+EXTRA_PIDS+=("$IPERF_PID")
+wait_for $((HOLD + 5)) shortcut_up ||
+	fail "no shortcut host1-host3 within hold + 5 s: $(vctl host1 show links; vctl host1 show adapt)"
+say "shortcut up: $(vctl host1 -t show links | awk -F'\t' '$1 == "host3"')"
+grep -q 'adapt: pair host1-host3 .* dialing' "$TMPD/host1.log" ||
+	fail "host1 logged no decision to dial"
+peer_auto() { [[ $(link_field host3 host1 origin) == auto ]]; }
+wait_for 3 peer_auto ||
+	fail "host3 does not show the incoming shortcut as auto"
+# The routes move once both records list the link.
+moved() {
+	local a b
+	a=$(proxy_in)
+	sleep 1
+	b=$(proxy_in)
+	say "frames host1 -> proxy in 1 s: $((b - a))"
+	((b - a < 50))
+}
+wait_for 5 moved || fail "the proxy still carries the transfer"
+before=$(link_field host1 host3 frames_out)
+p0=$(proxy_in)
+sleep 2
+p1=$(proxy_in)
+after=$(link_field host1 host3 frames_out)
+say "in 2 s: $((after - before)) frames on the shortcut, $((p1 - p0)) host1 -> proxy"
+((after - before > 1000)) || fail "the transfer is not on the shortcut"
+((p1 - p0 < 100)) || fail "the proxy still carries the transfer ($((p1 - p0)) frames)"
+vctl host1 show config | grep -q '^link host3' &&
+	fail "show config (and so save) lists the shortcut"
+vctl host1 save "$TMPD/saved.conf" >/dev/null || fail "save failed"
+grep -q '^link host3' "$TMPD/saved.conf" && fail "save wrote the shortcut"
+
+wait "$IPERF_PID" || fail "iperf3 failed: $(cat "$TMPD/iperf1.json")"
+say "transfer over; the shortcut must go after idle ($IDLE s)"
+wait_for $((IDLE + 10)) no_link ||
+	fail "shortcut still there: $(vctl host1 show adapt)"
+grep -q 'adapt: pair host1-host3 .* idle' "$TMPD/host1.log" ||
+	fail "host1 logged no idle decision"
+wait "$PING_PID" || true
+pings_ok "$TMPD/ping1" || fail "echoes lost across the switch: $(cat "$TMPD/ping1")"
+retrans=$(($(guest_counter g1 TcpRetransSegs) - retrans0))
+dsack=$(($(guest_counter g1 TcpExtTCPDSACKRecv) - dsack0))
+ofo=$(($(guest_counter g3 TcpExtTCPOFOQueue) - ofo0))
+drops=0
+for d in proxy host1 host3; do drops=$((drops + $(links_sum "$d" drops))); done
+drops=$((drops - drops0))
+say "TCP: $retrans segments retransmitted ($dsack of them needlessly, by D-SACK), $ofo times out of order at the receiver; $drops frames dropped by the daemons"
+# A retransmission the switch causes is one of a segment that was only
+# late (reordered): the receiver reports it with a D-SACK.  A lost frame
+# would show in the daemons' drops (and in the ping).
+((dsack == 0)) || fail "TCP retransmitted $dsack segments needlessly across the switch"
+((drops == 0)) || fail "the daemons dropped $drops frames"
+((ofo <= 20)) || fail "reordering not bounded: $ofo out-of-order events"
+
+say "adapt off: no shortcut however much traffic"
+vctl host1 adapt off >/dev/null || fail "adapt off refused"
+in_guest g1 iperf3 -c "$G3" -t $((HOLD + 4)) -b 200M >/dev/null 2>&1 ||
+	fail "iperf3 with adapt off failed"
+no_link || fail "a shortcut came up with adapt off"
+vctl host1 adapt on >/dev/null || fail "adapt on refused"
+
+say "underlay host1 <-> host3 blocked: traffic stays on the relay"
+H1=$(ns host1)
+ip netns exec "$H1" iptables -A OUTPUT -d "$(addr host3)" -j DROP
+ip netns exec "$H1" iptables -A INPUT -s "$(addr host3)" -j DROP
+in_guest g1 ping -n -q -i 0.01 -c 3000 "$G3" >"$TMPD/ping2" 2>&1 &
+PING_PID=$!
+EXTRA_PIDS+=("$PING_PID")
+in_guest g1 iperf3 -c "$G3" -t 28 -b 50M -i 1 -J >"$TMPD/iperf2.json" 2>&1 &
+IPERF_PID=$!
+EXTRA_PIDS+=("$IPERF_PID")
+two_failures() { (($(adapt_field host1 host3 failures) >= 2)); }
+wait_for 28 two_failures ||
+	fail "fewer than two failed dials: $(vctl host1 show adapt)"
+say "after two failures: $(vctl host1 -t show adapt | awk -F'\t' '$1 == "host3"')"
+nb=$(adapt_field host1 host3 next_backoff_s)
+((nb == 40)) || fail "back-off did not grow to 40 s (next: $nb)"
+grep -q 'adapt: pair host1-host3 .* backoff, dial failed' "$TMPD/host1.log" ||
+	fail "host1 logged no failed dial"
+link_up host1 host3 && fail "a shortcut came up through the block"
+wait "$IPERF_PID" || fail "iperf3 over the relay failed: $(cat "$TMPD/iperf2.json")"
+# Every 1 s interval moved data: the traffic never stopped.
+zero=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for i in d["intervals"] if i["sum"]["bytes"] == 0))' "$TMPD/iperf2.json")
+((zero == 0)) || fail "$zero intervals of 1 s without traffic"
+wait "$PING_PID" || true
+pings_ok "$TMPD/ping2" || fail "echoes lost while dials failed: $(cat "$TMPD/ping2")"
+pass
