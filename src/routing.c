@@ -87,6 +87,7 @@ struct routing {
 	struct adapt		*adapt;		/* shortcuts (adapt.h) */
 	struct stmt		 adapt_conf;	/* as configured, for show config */
 	int			 adapt_set;
+	int			 adapt_off;	/* adapt off */
 	uint32_t		 digest;	/* of the routes and the tree */
 	uint64_t		 changed_ms;	/* when that last changed */
 	uint64_t		 logged_ms[16];	/* by kind of refusal */
@@ -816,8 +817,12 @@ routing_start(struct routing *r)
 {
 	struct timeval	 tv = { 1, 0 };
 
-	if (!r->on)
+	if (!r->on) {
+		if (r->adapt_set && r->adapt_conf.flag)
+			log_warnx("adapt shortcuts: needs routing auto; "
+			    "ignored");
 		return 0;
+	}
 	if ((r->db = nodedb_new(r->d->node, 0)) == NULL ||
 	    (r->spf = spf_new()) == NULL ||
 	    (r->tm = traffic_new(vnetd_now_ms())) == NULL ||
@@ -832,6 +837,7 @@ routing_start(struct routing *r)
 		return -1;
 	if (r->adapt_set)
 		adapt_configure(r);
+	adapt_pause(r->adapt, r->adapt_off);
 	/* Above anything this node said before it restarted. */
 	r->seq = wall_ms();
 	fwd_set_auto(r->d->fwd, routing_decide, r);
@@ -916,11 +922,14 @@ adapt_apply(struct routing *r, const struct stmt *st, char *err,
     size_t errlen)
 {
 	if (st->adapt.verb != 0) {
-		if (r->adapt == NULL) {
+		r->adapt_off = st->adapt.verb == STMT_ADAPT_OFF;
+		if (r->adapt == NULL && r->d->ev_tick != NULL) {
 			snprintf(err, errlen, "adapt: needs routing auto");
 			return -1;
 		}
-		adapt_pause(r->adapt, st->adapt.verb == STMT_ADAPT_OFF);
+		if (r->adapt == NULL)
+			return 0;	/* from the file: applied at start */
+		adapt_pause(r->adapt, r->adapt_off);
 		log_info("adapt: %s", st->adapt.verb == STMT_ADAPT_OFF ?
 		    "off: shortcuts drain, none are made" : "on");
 		return 0;

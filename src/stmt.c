@@ -253,6 +253,7 @@ stmt_is_setting(enum stmt_kind kind)
 	case STMT_THREADS:
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
+	case STMT_ADAPT:
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
