@@ -87,7 +87,6 @@ struct routing {
 	struct adapt		*adapt;		/* shortcuts (adapt.h) */
 	struct stmt		 adapt_conf;	/* as configured, for show config */
 	int			 adapt_set;
-	int			 adapt_off;	/* adapt off */
 	uint32_t		 digest;	/* of the routes and the tree */
 	uint64_t		 changed_ms;	/* when that last changed */
 	uint64_t		 logged_ms[16];	/* by kind of refusal */
@@ -837,7 +836,6 @@ routing_start(struct routing *r)
 		return -1;
 	if (r->adapt_set)
 		adapt_configure(r);
-	adapt_pause(r->adapt, r->adapt_off);
 	/* Above anything this node said before it restarted. */
 	r->seq = wall_ms();
 	fwd_set_auto(r->d->fwd, routing_decide, r);
@@ -922,14 +920,18 @@ adapt_apply(struct routing *r, const struct stmt *st, char *err,
     size_t errlen)
 {
 	if (st->adapt.verb != 0) {
-		r->adapt_off = st->adapt.verb == STMT_ADAPT_OFF;
-		if (r->adapt == NULL && r->d->ev_tick != NULL) {
+		/* A switch for run time: the file says shortcuts yes or no. */
+		if (r->d->ev_tick == NULL) {
+			snprintf(err, errlen, "adapt %s: only at run time "
+			    "(vnetctl); the file sets adapt shortcuts yes|no",
+			    st->adapt.verb == STMT_ADAPT_OFF ? "off" : "on");
+			return -1;
+		}
+		if (r->adapt == NULL) {
 			snprintf(err, errlen, "adapt: needs routing auto");
 			return -1;
 		}
-		if (r->adapt == NULL)
-			return 0;	/* from the file: applied at start */
-		adapt_pause(r->adapt, r->adapt_off);
+		adapt_pause(r->adapt, st->adapt.verb == STMT_ADAPT_OFF);
 		log_info("adapt: %s", st->adapt.verb == STMT_ADAPT_OFF ?
 		    "off: shortcuts drain, none are made" : "on");
 		return 0;
