@@ -9,6 +9,7 @@
 # across the groups.  The first STAR seconds (default 20) run with
 # `vnetctl adapt off` on every node (the star); then `adapt on`
 # (threshold 10mbit, hold 3, idle 10) until DURATION (default 60).
+# Shortcuts get SHORTCUT_RATE (default RATE; none: unshaped).
 #
 # Every second: the proxy's throughput (bytes its links sent), the
 # guests' aggregate goodput (bytes their TAPs received), the shortcuts up
@@ -27,6 +28,9 @@ command -v iperf3 >/dev/null || skip "iperf3 is missing"
 DURATION=${DURATION:-60}
 STAR=${STAR:-20}
 RATE=${RATE:-200mbit}
+# The shortcuts' rate (set-link by peer name on every host): a host's
+# access link would limit them too; "none" leaves them unshaped.
+SHORTCUT_RATE=${SHORTCUT_RATE:-$RATE}
 OUT=${OUT:-$LIB_DIR/experiments/results}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -48,6 +52,9 @@ for ((i = 1; i <= N; i++)); do
 			"$i" "$(addr "host$i")" "$PORT"
 		printf 'link proxy %s:%d tls rate %s\nrouting auto\n%s\n' \
 			"$(addr proxy)" "$PORT" "$RATE" "$ADAPT"
+		for ((j = 1; j <= N; j++)); do
+			((i == j)) || printf 'set-link host%d rate %s\n' "$j" "$SHORTCUT_RATE"
+		done
 		tls_conf "host$i"
 	} >"$TMPD/host$i.conf"
 	vnetd_start_file "host$i" "$TMPD/host$i.conf"
@@ -79,10 +86,10 @@ for ((i = 1; i <= N; i++)); do
 		((i == j)) && continue
 		if (($(group "$i") == $(group "$j"))); then
 			in_guest "g$i" iperf3 -c "$(guest_ip "$j")" -p $((5200 + i)) \
-				-t "$DURATION" >"$TMPD/iperf-$i-$j" 2>&1 &
+				-t "$DURATION" -J >"$TMPD/iperf-$i-$j" 2>&1 &
 		elif [[ $i$j == 14 || $i$j == 52 ]]; then
 			in_guest "g$i" iperf3 -c "$(guest_ip "$j")" -p $((5200 + i)) \
-				-t "$DURATION" -b 1M >"$TMPD/iperf-$i-$j" 2>&1 &
+				-t "$DURATION" -b 1M -J >"$TMPD/iperf-$i-$j" 2>&1 &
 		else
 			continue
 		fi
@@ -90,36 +97,54 @@ for ((i = 1; i <= N; i++)); do
 	done
 done
 
-rx_sum() {
-	local i s=0
-	for ((i = 1; i <= N; i++)); do
-		s=$((s + $(ip netns exec "${G_NS[g$i]}" cat /sys/class/net/vtap0/statistics/rx_bytes)))
-	done
-	echo "$s"
+# Bytes the proxy's links sent (links_sum prints large sums in floating point).
+proxy_out() {
+	vctl proxy -t show links | awk -F'\t' '{ s += $8 } END { printf "%d\n", s }'
 }
+# Shortcuts up: two-way links between hosts in the proxy's view.
 shortcuts() {
-	local i s=0
-	for ((i = 1; i <= N; i++)); do s=$((s + $(stat_value "host$i" adapt_shortcuts))); done
-	echo "$s"
+	vctl proxy -t show topology | awk -F'\t' '
+		$1 != "proxy" && $2 != "proxy" && $4 == "two-way" { n++ }
+		END { print int(n / 2) }'
 }
 
-echo "t,proxy_mbit,goodput_mbit,shortcuts" >"$TMPD/samples.csv"
-p0=$(links_sum proxy bytes_out)
-g0=$(rx_sum)
+# Samples as fast as two vnetctl calls go, each with its own time; the
+# goodput comes from the iperf3 clients' 1 s intervals afterwards.
+echo "t,proxy_mbit,shortcuts" >"$TMPD/samples.csv"
+p0=$(proxy_out)
 start=${EPOCHREALTIME/./}
-for ((t = 1; t <= DURATION; t++)); do
-	while ((${EPOCHREALTIME/./} < start + t * 1000000)); do sleep 0.05; done
-	if ((t == STAR)); then
+t0=$start
+switched=0
+while (((now = ${EPOCHREALTIME/./}) < start + DURATION * 1000000)); do
+	if ((!switched && now >= start + STAR * 1000000)); then
 		for d in "${DAEMONS[@]}"; do vctl "$d" adapt on >/dev/null; done
+		switched=1
 	fi
-	p1=$(links_sum proxy bytes_out)
-	g1=$(rx_sum)
-	printf '%d,%.1f,%.1f,%d\n' "$t" "$(((p1 - p0) * 8 / 100000))e-1" \
-		"$(((g1 - g0) * 8 / 100000))e-1" "$(shortcuts)" >>"$TMPD/samples.csv"
+	sleep 0.5
+	p1=$(proxy_out)
+	t1=${EPOCHREALTIME/./}
+	awk -v t="$(((t1 - start) / 1000))" -v b="$((p1 - p0))" -v d="$((t1 - t0))" \
+		-v n="$(shortcuts)" 'BEGIN { printf "%d,%.1f,%d\n", t / 1000 + 1, b * 8 / d, n }' \
+		>>"$TMPD/samples.csv"
 	p0=$p1
-	g0=$g1
+	t0=$t1
 done
 wait_for 15 bash -c "! pgrep -f 'iperf3 -c 10.77' >/dev/null" || true
+# Goodput per second: the sum over the flows of their receivers' bytes.
+python3 - "$TMPD" "$DURATION" >"$TMPD/goodput.csv" <<'PY'
+import glob, json, sys
+tot = [0.0] * (int(sys.argv[2]) + 2)
+for f in glob.glob(sys.argv[1] + "/iperf-*"):
+    try:
+        d = json.load(open(f))
+    except ValueError:
+        continue
+    for k, iv in enumerate(d.get("intervals", [])):
+        if k + 1 < len(tot):
+            tot[k + 1] += iv["sum"]["bits_per_second"] / 1e6
+for t in range(1, len(tot) - 1):
+    print("%d,%.1f" % (t, tot[t]))
+PY
 
 # The ping's RTT per second since the start, joined to the samples.
 start_s=$((start / 1000000))
@@ -130,9 +155,13 @@ awk -v s="$start_s" -F'[][ =]+' '/time=/ {
 	END { for (t in n) printf "%d,%.3f\n", t, sum[t] / n[t] }' "$TMPD/ping" |
 	sort -t, -k1n >"$TMPD/ping.csv"
 echo "t,proxy_mbit,goodput_mbit,shortcuts,ping_ms" >"$OUT/adapt.csv"
-tail -n +2 "$TMPD/samples.csv" | while IFS=, read -r t a b c; do
+for ((t = 1; t <= DURATION; t++)); do
+	a=$(awk -F, -v t="$t" '$1 == t { s += $2; n++; c = $3 } END { if (n) printf "%.1f,%d", s / n, c }' "$TMPD/samples.csv")
+	g=$(awk -F, -v t="$t" '$1 == t { print $2 }' "$TMPD/goodput.csv")
 	p=$(awk -F, -v t="$t" '$1 == t { print $2 }' "$TMPD/ping.csv")
-	echo "$t,$a,$b,$c,${p:-NaN}"
+	[[ -n $a ]] || continue
+	IFS=, read -r pm sc <<<"$a"
+	echo "$t,$pm,${g:-NaN},$sc,${p:-NaN}"
 done >>"$OUT/adapt.csv"
 
 awk -F, -v star="$STAR" -v dur="$DURATION" '
