@@ -49,6 +49,7 @@ struct listener {
 	TAILQ_ENTRY(listener)	 entry;
 	struct stmt_hostport	 addr;
 	struct evconnlistener	*lev[2];
+	struct event		*resume[2];	/* lev[i]'s accept_pause timer */
 	struct vnetd		*d;
 	int			 tls;
 	struct stmt_cidr	 allow[STMT_ALLOW_MAX];
@@ -167,8 +168,11 @@ uint64_t vnetd_now_ms(void);
 /*
  * accept() failed (out of descriptors, most likely): stop accepting on lev
  * for a second, instead of spinning on a listener that stays readable.
+ * resume is lev's own timer, from vnetd_accept_timer(): its owner frees it
+ * with lev, so a listener removed while paused leaves nothing behind.
  */
-void	 vnetd_accept_pause(struct evconnlistener *);
+struct event *vnetd_accept_timer(struct evconnlistener *);
+void	 vnetd_accept_pause(struct evconnlistener *, struct event *resume);
 uint64_t vnetd_now_us(void);
 
 /* The node name used when the configuration has no node statement. */

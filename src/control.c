@@ -23,6 +23,7 @@
 struct control {
 	struct vnetd		*d;
 	struct evconnlistener	*lev;
+	struct event		*resume;	/* lev's accept pause */
 	char			 path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	TAILQ_HEAD(, control_conn) conns;
 };
@@ -166,8 +167,10 @@ control_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 static void
 control_errorcb(struct evconnlistener *lev, void *arg)
 {
+	struct control	*ctl = arg;
+
 	log_warn("control: accept");
-	vnetd_accept_pause(lev);
+	vnetd_accept_pause(lev, ctl->resume);
 }
 
 /* 1 if a daemon answers on path. */
@@ -261,6 +264,14 @@ control_open(struct vnetd *d, const char *path, char *err, size_t errlen)
 		free(ctl);
 		return NULL;
 	}
+	if ((ctl->resume = vnetd_accept_timer(ctl->lev)) == NULL) {
+		snprintf(err, errlen, "control socket %s: out of memory",
+		    path);
+		evconnlistener_free(ctl->lev);
+		unlink(path);
+		free(ctl);
+		return NULL;
+	}
 	evconnlistener_set_error_cb(ctl->lev, control_errorcb);
 	return ctl;
 }
@@ -272,6 +283,7 @@ control_close(struct control *ctl)
 
 	while ((cc = TAILQ_FIRST(&ctl->conns)) != NULL)
 		control_conn_free(cc);
+	event_free(ctl->resume);
 	evconnlistener_free(ctl->lev);
 	unlink(ctl->path);
 	free(ctl);

@@ -158,9 +158,12 @@ listener_free(struct listener *ls)
 {
 	size_t	 i;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
+		if (ls->resume[i] != NULL)
+			event_free(ls->resume[i]);
 		if (ls->lev[i] != NULL)
 			evconnlistener_free(ls->lev[i]);
+	}
 	free(ls);
 }
 
@@ -263,21 +266,28 @@ accept_resume_cb(evutil_socket_t fd, short ev, void *arg)
 	evconnlistener_enable(arg);
 }
 
+struct event *
+vnetd_accept_timer(struct evconnlistener *lev)
+{
+	return evtimer_new(evconnlistener_get_base(lev), accept_resume_cb, lev);
+}
+
 void
-vnetd_accept_pause(struct evconnlistener *lev)
+vnetd_accept_pause(struct evconnlistener *lev, struct event *resume)
 {
 	struct timeval	 tv = { 1, 0 };
 
 	evconnlistener_disable(lev);
-	event_base_once(evconnlistener_get_base(lev), -1, EV_TIMEOUT,
-	    accept_resume_cb, lev, &tv);
+	evtimer_add(resume, &tv);
 }
 
 static void
 listener_errorcb(struct evconnlistener *lev, void *arg)
 {
+	struct listener	*ls = arg;
+
 	log_warn("accept");
-	vnetd_accept_pause(lev);
+	vnetd_accept_pause(lev, ls->resume[ls->lev[0] == lev ? 0 : 1]);
 }
 
 static struct evconnlistener *
@@ -368,7 +378,12 @@ listener_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			failed = 1;
 			break;
 		}
-		ls->lev[n++] = lev;
+		ls->lev[n] = lev;
+		if ((ls->resume[n++] = vnetd_accept_timer(lev)) == NULL) {
+			snprintf(err, errlen, "listen %s: out of memory", what);
+			failed = 1;
+			break;
+		}
 		if (!any)
 			break;
 	}
