@@ -42,6 +42,7 @@ struct vnetd_stats {
 	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
 	uint64_t	not_allowed;	/* connections not on a listener's allow list */
 	uint64_t	pending_full;	/* connections closed: too many pending */
+	uint64_t	pending_addr_full;	/* the same, from one address */
 	uint64_t	handshake_timeouts;	/* no handshake within the limit */
 };
 
@@ -113,6 +114,7 @@ struct vnetd {
 
 	size_t			 npending;	/* on the pending list */
 	uint64_t		 pending_full_logged;	/* ms */
+	uint64_t		 pending_addr_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */

@@ -811,6 +811,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);
 	ROW("pending_full", d->stats.pending_full);
+	ROW("pending_addr_full", d->stats.pending_addr_full);
 	ROW("handshake_timeouts", d->stats.handshake_timeouts);
 	ROW("pending", d->npending);
 	ROW("macs", fwd_mac_count(d->fwd));

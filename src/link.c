@@ -1389,6 +1389,19 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 	conn_close(c, why, 0);
 }
 
+/* Pending connections from host: a scan, LINK_PENDING_MAX at most. */
+static size_t
+conn_pending_from(struct vnetd *d, const char *host)
+{
+	struct conn	*c;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(c, &d->pending, entry)
+		if (strcmp(c->from, host) == 0)
+			n++;
+	return n;
+}
+
 void
 conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
     int tls)
@@ -1426,12 +1439,28 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
 		evutil_closesocket(fd);
 		return;
 	}
+	/* Nor may one address take all the slots that others need. */
+	if (conn_pending_from(d, host) >= LINK_PENDING_PER_ADDR) {
+		d->stats.pending_addr_full++;
+		now = vnetd_now_ms();
+		if (now - d->pending_addr_logged >= 1000) {
+			d->pending_addr_logged = now;
+			log_warnx("connection from %s closed: %d connections "
+			    "from that address are waiting for their "
+			    "handshake (%llu closed so far)", host,
+			    LINK_PENDING_PER_ADDR,
+			    (unsigned long long)d->stats.pending_addr_full);
+		}
+		evutil_closesocket(fd);
+		return;
+	}
 	conn_sockopts(fd);
 	if ((c = conn_new(d, fd, 0, tls)) == NULL) {
 		log_warn("accept");
 		evutil_closesocket(fd);
 		return;
 	}
+	snprintf(c->from, sizeof(c->from), "%s", host);
 	snprintf(c->peer, sizeof(c->peer), sa->sa_family == AF_INET6 ?
 	    "[%s]:%u" : "%s:%u", host, port);
 	TAILQ_INSERT_TAIL(&d->pending, c, entry);
