@@ -75,6 +75,34 @@ $got
 expected:
 $expected"
 
+say "only a regular file is a configuration"
+mkfifo "$TMPD/fifo.conf"
+for f in "$TMPD/fifo.conf" /dev/zero "$TMPD"; do
+	rc=0
+	# timeout: a FIFO read as a file would wait for a writer for ever.
+	err=$(timeout 10 "$VNETD" -n -f "$f" 2>&1) || rc=$?
+	((rc == 1)) || fail "vnetd -n -f $f exited $rc, not 1 ($err)"
+	[[ $err == "$f: not a regular file ("*")" ]] || fail "vnetd -n -f $f said '$err'"
+	say "$err"
+done
+
+say "a line is bounded while it is read"
+# 100 MB without a newline, read within 64 MB of address space; the line
+# is reported where it stands and the lines after it are still checked.
+LONG=$TMPD/long.conf
+{
+	echo "node alpha"
+	head -c $((100 * 1024 * 1024)) /dev/zero | tr '\0' x
+	echo
+	echo "keepalive 0"
+} >"$LONG"
+rc=0
+err=$(ulimit -v 65536 && "$VNETD" -n -f "$LONG" 2>&1) || rc=$?
+((rc == 1)) || fail "vnetd -n on a 100 MB line exited $rc, not 1 ($err)"
+expected="$LONG:2: line too long (more than 4096 characters)
+$LONG:3: keepalive: invalid seconds '0' (1..3600)"
+[[ $err == "$expected" ]] || fail "vnetd -n on a 100 MB line said '$err'"
+
 require_root
 
 say "show config of a running daemon"
