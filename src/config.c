@@ -96,6 +96,13 @@ config_check_line(struct config *cf, size_t i,
 		    stmt_keyword(st->kind, st->op));
 		return 1;
 	}
+	/* A configuration gives it once, where the link is defined. */
+	if (st->kind == STMT_SET_LINK && st->queue != 0) {
+		report(errf, arg, cf->file, cl->line, "set-link %s: queue is "
+		    "given on the link statement in a configuration",
+		    st->name);
+		return 1;
+	}
 	if (st->kind == STMT_INTERFACE && st->filter[0] != '\0' &&
 	    pcapif_filter_check(st->filter, perr, sizeof(perr)) == -1) {
 		report(errf, arg, cf->file, cl->line, "interface %s: %s",

@@ -85,7 +85,8 @@ static int	args_vcc(struct parser *, struct stmt *);
 			"[filter EXPR]"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
-			"[target TIME] [interval TIME]] [congestion CC|default]"
+			"[target TIME] [interval TIME]] [congestion CC|default] " \
+			"[queue BYTES]"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
@@ -1078,8 +1079,8 @@ lopt_arg(struct parser *p, int i, struct stmt *st, unsigned int opt)
 
 /*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
- * [interval I], congestion CC|default, and for a link itself (full) tls,
- * peer NODE and queue BYTES.  Returns the index past them, or -1.
+ * [interval I], congestion CC|default, queue BYTES, and for a link itself
+ * (full) tls and peer NODE.  Returns the index past them, or -1.
  */
 static int
 link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
@@ -1164,7 +1165,7 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 			if (name_arg(p, i + 1, st->peer) == -1)
 				return -1;
 			i += 2;
-		} else if (full && strcmp(t->s, "queue") == 0) {
+		} else if (strcmp(t->s, "queue") == 0) {
 			if (st->queue != 0)
 				return fail(p, t->col, "queue given twice");
 			if (i + 1 >= p->ntok)
@@ -1757,9 +1758,10 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		return snprintf(buf, len, "%s %s", kw, w);
 	case STMT_SET_LINK:
 		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM |
-		    STMT_LOPT_CONGESTION)) == 0)
+		    STMT_LOPT_CONGESTION)) == 0 && st->queue == 0)
 			goto bad;
-		return snprintf(buf, len, "%s %s%s", kw, st->name,
+		return snprintf(buf, len, "%s %s%s%s", kw, st->name,
+		    format_queue(st->queue, queue, sizeof(queue)),
 		    format_link_opts(st, opts, sizeof(opts)));
 	case STMT_VCC:
 		if ((n = print_vcc(st, kw, buf, len)) < 0)
@@ -1965,7 +1967,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_SAVE:
 		return strcmp(a->path, b->path) == 0;
 	case STMT_SET_LINK:
-		return strcmp(a->name, b->name) == 0 && link_opts_equal(a, b);
+		return strcmp(a->name, b->name) == 0 && a->queue == b->queue &&
+		    link_opts_equal(a, b);
 	case STMT_VCC:
 		return vcc_equal(a, b);
 	}

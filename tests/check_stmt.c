@@ -145,6 +145,8 @@ static const struct {
 	{ "add-link h1 10.0.0.1:655 aqm codel target 2.5ms rate 100mbit",
 	    "link h1 10.0.0.1:655 rate 100mbit aqm codel target 2500us" },
 	{ "set-link h1 rate 10mbit",		"set-link h1 rate 10mbit" },
+	{ "set-link h1 queue 256k",		"set-link h1 queue 256k" },
+	{ "set-link h1 rate 1mbit queue 1m",	"set-link h1 queue 1m rate 1mbit" },
 	{ "set-link h1 aqm codel target 100us interval 60s",
 	    "set-link h1 aqm codel target 100us interval 60000ms" },
 	{ "set-link h1 rate none aqm off",	"set-link h1 rate none aqm off" },
@@ -671,10 +673,10 @@ static const struct {
 	    "link: unexpected 'fast'" },
 	{ "set-link a",			11, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]" },
+	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
 	{ "set-link a congestion",	22, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]" },
+	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
 	{ "set-link a congestion Cubic", 23, "set-link: invalid congestion "
 	    "control 'Cubic' (a kernel's name for one, such as cubic or "
 	    "bbr, or default)" },
