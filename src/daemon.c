@@ -843,6 +843,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_ecn_cleared", vs.ecn_cleared);
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
+	if (d->control != NULL)
+		control_show_stats(d->control, out);
 }
 
 struct config_walk {
