@@ -192,9 +192,11 @@ void	 vnetd_config(struct vnetd *,
 /*
  * Writes the running state as a configuration file, atomically (a new file
  * renamed over the old one).  path "" means the file the daemon was started
- * with.  0, or -1 with a message in err.
+ * with; another path is checked against config_save_allowed() for the
+ * client of uid.  Never through a symbolic link, never over anything but a
+ * regular file.  0, or -1 with a message in err.
  */
-int	 vnetd_save(struct vnetd *, const char *path, char *err,
+int	 vnetd_save(struct vnetd *, const char *path, uid_t uid, char *err,
 	    size_t errlen);
 
 /*

@@ -425,6 +425,55 @@ config_clear(struct config *cf)
 	memset(cf, 0, sizeof(*cf));
 }
 
+/* The real directory of file, and its last component. */
+static int
+config_split(const char *file, char *dir, const char **base)
+{
+	char	 buf[PATH_MAX];
+	char	*slash;
+
+	if (snprintf(buf, sizeof(buf), "%s", file) >= (int)sizeof(buf))
+		return -1;
+	if ((slash = strrchr(buf, '/')) == NULL) {
+		*base = file;
+		return realpath(".", dir) == NULL ? -1 : 0;
+	}
+	*base = file + (slash - buf) + 1;
+	if (slash == buf)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return realpath(buf, dir) == NULL ? -1 : 0;
+}
+
+int
+config_save_allowed(const char *config_file, const char *file, uid_t uid,
+    char *err, size_t errlen)
+{
+	char		 cdir[PATH_MAX], fdir[PATH_MAX];
+	const char	*cbase, *fbase;
+
+	if (uid == 0)
+		return 0;
+	if (config_split(config_file, cdir, &cbase) == -1) {
+		snprintf(err, errlen, "save %s: the configuration's directory: "
+		    "%s", file, strerror(errno));
+		return -1;
+	}
+	if (config_split(file, fdir, &fbase) == -1) {
+		snprintf(err, errlen, "save %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (strcmp(cdir, fdir) != 0 || *cbase == '\0' ||
+	    strncmp(fbase, cbase, strlen(cbase)) != 0) {
+		snprintf(err, errlen, "save %s: only root may save elsewhere "
+		    "than %s/%s*", file, strcmp(cdir, "/") == 0 ? "" : cdir,
+		    cbase);
+		return -1;
+	}
+	return 0;
+}
+
 int
 config_write(const char *file, const void *text, size_t len, char *err,
     size_t errlen)
@@ -445,10 +494,12 @@ config_write(const char *file, const void *text, size_t len, char *err,
 		snprintf(err, errlen, "save %s: path too long", file);
 		return -1;
 	}
-	if (stat(file, &sb) == 0) {
+	/* lstat: the rename would replace a symbolic link, not its target. */
+	if (lstat(file, &sb) == 0) {
 		if (!S_ISREG(sb.st_mode)) {
-			snprintf(err, errlen, "save %s: not a regular file",
-			    file);
+			snprintf(err, errlen, "save %s: not a regular file%s",
+			    file, S_ISLNK(sb.st_mode) ?
+			    " (a symbolic link)" : "");
 			return -1;
 		}
 		mode = sb.st_mode & 07777;

@@ -135,7 +135,7 @@ control_request(struct control_conn *cc, const char *line)
 		log_info("control: %s", line);
 		r = st.kind == STMT_RELOAD ?
 		    reload_run(d, reload_emit, out, err, sizeof(err)) :
-		    vnetd_save(d, st.path, err, sizeof(err));
+		    vnetd_save(d, st.path, cc->uid, err, sizeof(err));
 		if (r == -1) {
 			log_warnx("control: %s", err);
 			reply_error(out, err);

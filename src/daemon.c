@@ -1036,13 +1036,17 @@ print_stmt(const struct stmt *st, void *arg)
 }
 
 int
-vnetd_save(struct vnetd *d, const char *path, char *err, size_t errlen)
+vnetd_save(struct vnetd *d, const char *path, uid_t uid, char *err,
+    size_t errlen)
 {
 	struct evbuffer	*out;
 	int		 r;
 
 	if (path[0] == '\0')
 		path = d->config_file;
+	else if (config_save_allowed(d->config_file, path, uid, err,
+	    errlen) == -1)
+		return -1;
 	if ((out = evbuffer_new()) == NULL) {
 		snprintf(err, errlen, "save: out of memory");
 		return -1;
