@@ -17,7 +17,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 struct seen {
 	const char	*file;
-	size_t		 lines;		/* in the input, the last unterminated */
+	size_t		 lines;		/* in the input, a last one unended too */
 	int		 errors;
 };
 

@@ -32,6 +32,7 @@ struct control	*control_open(struct vnetd *, const char *path, char *err,
 		    size_t errlen);
 void		 control_close(struct control *);
 /* Rows of `show stats`: clients now, and those refused, dropped, timed out. */
-void		 control_show_stats(const struct control *, struct evbuffer *);
+void		 control_show_stats(const struct control *,
+		    struct evbuffer *);
 
 #endif

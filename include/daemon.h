@@ -50,7 +50,7 @@ struct listener {
 	TAILQ_ENTRY(listener)	 entry;
 	struct stmt_hostport	 addr;
 	struct evconnlistener	*lev[2];
-	struct event		*resume[2];	/* lev[i]'s accept_pause timer */
+	struct event		*resume[2];	/* lev[i]'s accept pause */
 	struct vnetd		*d;
 	int			 tls;
 	struct stmt_cidr	 allow[STMT_ALLOW_MAX];

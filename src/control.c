@@ -28,7 +28,7 @@ struct control {
 	TAILQ_HEAD(, control_conn) conns;
 	size_t			 nconns;
 	uint64_t		 refused;	/* connections over the cap */
-	uint64_t		 dropped;	/* output over CONTROL_OUT_MAX */
+	uint64_t		 dropped;	/* over CONTROL_OUT_MAX */
 	uint64_t		 timeouts;	/* idle, or not reading */
 };
 
@@ -269,7 +269,8 @@ control_peer_uid(int fd)
 static int
 control_admit(struct control *ctl, int fd, uid_t uid)
 {
-	static const char	 msg[] = "%error too many control connections\n";
+	static const char	 msg[] =
+	    "%error too many control connections\n";
 	int			 admin = uid == 0 || uid == geteuid();
 
 	if (ctl->nconns < CONTROL_CONN_MAX - 1 ||
