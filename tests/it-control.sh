@@ -121,6 +121,7 @@ answers_fast || fail "vnetctl does not answer within 2 s beside the pipelining c
 kill "$PIPELINER"
 wait "$PIPELINER" 2>/dev/null || true
 # Itself the one client left: the vnetctl that asks.
+# shellcheck disable=SC2317 # called through wait_for
 one_client() { (($(stat_value c control_clients) == 1)); }
 wait_for 5 one_client || fail "the pipelining client is still connected after it left"
 

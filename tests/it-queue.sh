@@ -61,10 +61,12 @@ wait_for 15 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2 after 
 say "set-link queue names a link that exists; a configuration gives it on the link"
 rc=0
 vctl a set-link nosuch queue 1m 2>"$TMPD/err" || rc=$?
-((rc == 1)) && grep -q "no such link" "$TMPD/err" || fail "set-link of no link: exit $rc, $(cat "$TMPD/err")"
+((rc == 1)) || fail "set-link of no link: exit $rc, not 1"
+grep -q "no such link" "$TMPD/err" || fail "set-link of no link: $(cat "$TMPD/err")"
 printf 'node a\nlink b %s:%d\nset-link b queue 1m\n' "$(addr b)" "$PORT" >"$TMPD/sl.conf"
 rc=0
 err=$("$VNETD" -n -f "$TMPD/sl.conf" 2>&1) || rc=$?
-((rc == 1)) && [[ $err == "$TMPD/sl.conf:3: set-link b: queue is given on the link statement in a configuration" ]] ||
-	fail "vnetd -n on set-link queue: exit $rc, '$err'"
+((rc == 1)) || fail "vnetd -n on set-link queue: exit $rc, not 1"
+[[ $err == "$TMPD/sl.conf:3: set-link b: queue is given on the link statement in a configuration" ]] ||
+	fail "vnetd -n on set-link queue: '$err'"
 pass

@@ -63,6 +63,7 @@ as_member save || fail "a member cannot save the configuration itself"
 saved "$CONF" || fail "the configuration does not hold the running state"
 
 say "root"
+# shellcheck disable=SC2317 # called through refused
 as_root() { vctl s "$@"; }
 refused as_root "$CONFDIR/vnetd.conf.link" "not a regular file (a symbolic link)"
 [[ $(cat "$ETC/shadow") == "root:secret" ]] || fail "$ETC/shadow was overwritten"
