@@ -34,12 +34,14 @@ struct control {
 
 /*
  * A client is READING requests, or WAITING for its output to drain below
- * CONTROL_OUT_LOW before the next request is read, or CLOSING: told its
+ * CONTROL_OUT_LOW before the next request is read, or RELOADING (its next
+ * requests wait for the reload it asked for to end), or CLOSING: told its
  * %error, it is dropped once that is written.
  */
 enum control_state {
 	CONTROL_READING,
 	CONTROL_WAITING,
+	CONTROL_RELOADING,
 	CONTROL_CLOSING,
 };
 
@@ -51,9 +53,12 @@ struct control_conn {
 	uid_t			 uid;		/* SO_PEERCRED */
 };
 
+static void	control_process(struct control_conn *);
+
 static void
 control_conn_free(struct control_conn *cc)
 {
+	reload_forget(cc->ctl->d, cc);
 	TAILQ_REMOVE(&cc->ctl->conns, cc, entry);
 	cc->ctl->nconns--;
 	bufferevent_free(cc->bev);
@@ -93,11 +98,28 @@ reply_error(struct evbuffer *out, const char *msg)
 static void
 reload_emit(int is_error, const char *line, void *arg)
 {
-	struct evbuffer	*out = arg;
-	size_t		 n = strcspn(line, "\r\n");
+	struct control_conn	*cc = arg;
+	struct evbuffer		*out = bufferevent_get_output(cc->bev);
+	size_t			 n = strcspn(line, "\r\n");
 
 	evbuffer_add_printf(out, "%s%.*s\n", is_error ? "%message " : "",
 	    (int)n, line);
+}
+
+/* The reload ran in steps from the loop; the client's next requests waited. */
+static void
+reload_done(int r, const char *err, void *arg)
+{
+	struct control_conn	*cc = arg;
+	struct evbuffer		*out = bufferevent_get_output(cc->bev);
+
+	if (r == -1) {
+		log_warnx("control: %s", err);
+		reply_error(out, err);
+	} else
+		evbuffer_add_printf(out, "%%end\n");
+	control_conn_state(cc, CONTROL_READING);
+	control_process(cc);
 }
 
 static void
@@ -131,11 +153,20 @@ control_request(struct control_conn *cc, const char *line)
 		evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
-	if (st.kind == STMT_RELOAD || st.kind == STMT_SAVE) {
+	if (st.kind == STMT_RELOAD) {
 		log_info("control: %s", line);
-		r = st.kind == STMT_RELOAD ?
-		    reload_run(d, reload_emit, out, err, sizeof(err)) :
-		    vnetd_save(d, st.path, cc->uid, err, sizeof(err));
+		if (reload_start(d, reload_emit, reload_done, cc, err,
+		    sizeof(err)) == -1) {
+			log_warnx("control: %s", err);
+			reply_error(out, err);
+			return;
+		}
+		control_conn_state(cc, CONTROL_RELOADING);
+		return;
+	}
+	if (st.kind == STMT_SAVE) {
+		log_info("control: %s", line);
+		r = vnetd_save(d, st.path, cc->uid, err, sizeof(err));
 		if (r == -1) {
 			log_warnx("control: %s", err);
 			reply_error(out, err);
