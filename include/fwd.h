@@ -65,6 +65,7 @@ struct fwd_stats {
 	uint64_t	macs_aged;	/* entries removed by ageing */
 	uint64_t	mac_table_full;	/* MACs not learned: table full */
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
+	uint64_t	seen_conflicts;	/* (origin, seq) reused by other bytes */
 };
 
 struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */
@@ -123,10 +124,21 @@ void		 fwd_mac_foreach(struct fwd *, uint64_t now_ms,
 /*
  * Duplicate suppression for frames that travel the overlay: every frame
  * carries (origin, seq), origin being random per daemon start.  Returns 1 if
- * this pair was seen recently (the frame must be dropped, and is counted),
- * else records it and returns 0.  Remembers at least the last 8192 pairs.
+ * this pair was seen recently with the same frame (the frame must be
+ * dropped, and is counted), else records it and returns 0.  Remembers at
+ * least the last 8192 frames.
+ *
+ * The pair alone is not the frame's identity: any peer can send any pair,
+ * and one that sends another daemon's next sequence numbers first would
+ * make that daemon's real frames look like copies.  So each pair is stored
+ * with a fingerprint of the frame (its length and first bytes, leaving out
+ * what a queue's CE mark may change on the way), and a frame is a copy only
+ * if that pair came before with the same fingerprint: a copy suppressed is
+ * one whose bytes were delivered already.  A pair seen again with other
+ * bytes is counted (seen_conflicts) and goes on.
  */
-int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq);
+int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq,
+		    const uint8_t *eth, size_t len);
 
 void		 fwd_stats(const struct fwd *, struct fwd_stats *);
 

@@ -644,7 +644,7 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
 			d->stats.duplicates++;
 			return;
 		}
-		if (fwd_seen(d->fwd, origin, seq))
+		if (fwd_seen(d->fwd, origin, seq, eth, len))
 			return;
 	}
 	d->stats.frames_in++;
@@ -786,6 +786,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("floods", fs.floods);
 	ROW("no_route", fs.no_route);
 	ROW("duplicates", d->stats.duplicates + fs.duplicates);
+	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", d->stats.hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);

@@ -70,7 +70,8 @@ struct fwd_mac {
 };
 
 struct seen_ent {
-	uint64_t	key;
+	uint64_t	key;		/* origin << 32 | seq */
+	uint32_t	fp;		/* seen_fingerprint() of the frame */
 	uint32_t	next;		/* bucket chain, SEEN_NONE at the end */
 };
 
@@ -880,18 +881,54 @@ seen_bucket(uint64_t key)
 	return (uint32_t)(mix64(key) & (SEEN_BUCKETS - 1));
 }
 
+/*
+ * Why a fingerprint, and not the arrival link: the check exists for the
+ * copies of one frame that come round a mesh by other links, so state kept
+ * per link would let every such copy through; and which origins a link may
+ * carry cannot be told either, since a peer forwards frames of every origin
+ * behind it, and that set changes as links come and go.  What a forger
+ * cannot know is the bytes of the frame it wants suppressed.  Bytes 14 to
+ * 25 (the IPv4 header up to its checksum, or the IPv6 traffic class and
+ * lengths) are left out: a CE mark set by a queue on one path changes them.
+ * A frame's first SEEN_FP_BYTES hold its addresses, ports, TCP sequence
+ * numbers or ICMP identifier and sequence, which is what tells frames apart.
+ */
+#define SEEN_FP_BYTES	160
+
+static uint32_t
+seen_fingerprint(const uint8_t *eth, size_t len)
+{
+	uint32_t	 h = HASH_FNV_BASIS;
+	uint64_t	 l = len;
+	size_t		 n = len < SEEN_FP_BYTES ? len : SEEN_FP_BYTES;
+
+	h = hash_fnv1a(h, &l, sizeof(l));
+	h = hash_fnv1a(h, eth, n < 14 ? n : 14);
+	if (n > 26)
+		h = hash_fnv1a(h, eth + 26, n - 26);
+	return h;
+}
+
 int
-fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq)
+fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq, const uint8_t *eth,
+    size_t len)
 {
 	uint64_t	 key = (uint64_t)origin << 32 | seq;
 	uint32_t	 i, *ip, b = seen_bucket(key);
+	uint32_t	 fp = seen_fingerprint(eth, len);
+	int		 conflict = 0;
 
 	for (i = f->seen_b[b]; i != SEEN_NONE; i = f->seen[i].next) {
-		if (f->seen[i].key == key) {
+		if (f->seen[i].key != key)
+			continue;
+		if (f->seen[i].fp == fp) {
 			f->stats.duplicates++;
 			return 1;
 		}
+		conflict = 1;
 	}
+	if (conflict)
+		f->stats.seen_conflicts++;
 	if (f->seen_n == SEEN_MAX) {
 		/* The slot about to be reused holds the oldest pair. */
 		ip = &f->seen_b[seen_bucket(f->seen[f->seen_pos].key)];
@@ -901,6 +938,7 @@ fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq)
 	} else
 		f->seen_n++;
 	f->seen[f->seen_pos].key = key;
+	f->seen[f->seen_pos].fp = fp;
 	f->seen[f->seen_pos].next = f->seen_b[b];
 	f->seen_b[b] = f->seen_pos;
 	f->seen_pos = (f->seen_pos + 1) % SEEN_MAX;

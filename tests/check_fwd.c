@@ -832,15 +832,35 @@ END_TEST
 
 /* Duplicate suppression. */
 
+/*
+ * A real frame: guest 1 (02:00:00:00:00:01, 10.77.0.1) pings guest 2
+ * (02:00:00:00:00:02, 10.77.0.2), ICMP echo id 0x1234 seq 1, 8 bytes of data.
+ */
+static const uint8_t echo_frame[] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x00,
+	0x45, 0x00, 0x00, 0x24, 0x4d, 0x21, 0x40, 0x00, 0x40, 0x01, 0xd9, 0x52,
+	0x0a, 0x4d, 0x00, 0x01, 0x0a, 0x4d, 0x00, 0x02,
+	0x08, 0x00, 0x5a, 0x8c, 0x12, 0x34, 0x00, 0x01,
+	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,
+};
+
+/* The pair with always the same frame: the pair is what is tested. */
+static int
+seen(struct fwd *f, uint32_t origin, uint32_t seq)
+{
+	return fwd_seen(f, origin, seq, echo_frame, sizeof(echo_frame));
+}
+
 START_TEST(test_seen_duplicates)
 {
 	struct fwd	*f = fwd_new(0);
 
-	ck_assert_int_eq(fwd_seen(f, 1, 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 1, 1), 1);
-	ck_assert_int_eq(fwd_seen(f, 2, 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 1, 2), 0);
-	ck_assert_int_eq(fwd_seen(f, 2, 1), 1);
+	ck_assert_int_eq(seen(f, 1, 1), 0);
+	ck_assert_int_eq(seen(f, 1, 1), 1);
+	ck_assert_int_eq(seen(f, 2, 1), 0);
+	ck_assert_int_eq(seen(f, 1, 2), 0);
+	ck_assert_int_eq(seen(f, 2, 1), 1);
 	ck_assert_uint_eq(stats(f).duplicates, 2);
 	fwd_free(f);
 }
@@ -852,24 +872,69 @@ START_TEST(test_seen_ring)
 	uint32_t	 i;
 
 	for (i = 0; i <= 8192; i++)
-		ck_assert_int_eq(fwd_seen(f, 7, i), 0);
+		ck_assert_int_eq(seen(f, 7, i), 0);
 	/* the last 8192 are remembered, the first is gone */
 	for (i = 8192; i >= 1; i--)
-		ck_assert_int_eq(fwd_seen(f, 7, i), 1);
+		ck_assert_int_eq(seen(f, 7, i), 1);
 	ck_assert_uint_eq(stats(f).duplicates, 8192);
-	ck_assert_int_eq(fwd_seen(f, 7, 0), 0);	/* pushes 1 out */
-	ck_assert_int_eq(fwd_seen(f, 7, 2), 1);
-	ck_assert_int_eq(fwd_seen(f, 7, 1), 0);	/* pushes 2 out */
-	ck_assert_int_eq(fwd_seen(f, 7, 3), 1);
-	ck_assert_int_eq(fwd_seen(f, 7, 2), 0);
+	ck_assert_int_eq(seen(f, 7, 0), 0);	/* pushes 1 out */
+	ck_assert_int_eq(seen(f, 7, 2), 1);
+	ck_assert_int_eq(seen(f, 7, 1), 0);	/* pushes 2 out */
+	ck_assert_int_eq(seen(f, 7, 3), 1);
+	ck_assert_int_eq(seen(f, 7, 2), 0);
 
 	/* many laps keep the set and the ring in step */
 	for (i = 0; i < 5 * 8192; i++)
-		fwd_seen(f, 9, i);
+		seen(f, 9, i);
 	for (i = 4 * 8192; i < 5 * 8192; i++)
-		ck_assert_int_eq(fwd_seen(f, 9, i), 1);
-	ck_assert_int_eq(fwd_seen(f, 9, 4 * 8192 - 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 7, 4), 0);
+		ck_assert_int_eq(seen(f, 9, i), 1);
+	ck_assert_int_eq(seen(f, 9, 4 * 8192 - 1), 0);
+	ck_assert_int_eq(seen(f, 7, 4), 0);
+	fwd_free(f);
+}
+END_TEST
+
+
+/*
+ * A peer that sends another daemon's next pairs first (with frames of its
+ * own) does not make that daemon's frames copies; a real copy still is,
+ * even with a CE mark set on the way.
+ */
+START_TEST(test_seen_forged_pairs)
+{
+	struct fwd	*f = fwd_new(0);
+	uint8_t		 forged[60], next[sizeof(echo_frame)];
+	uint8_t		 marked[sizeof(echo_frame)];
+	uint32_t	 i;
+
+	/* the insider's frames: to nobody, its own type, the next pairs */
+	memset(forged, 0, sizeof(forged));
+	memcpy(forged, "\x02\x00\x00\x00\x00\x99\x02\x00\x00\x00\x00\x98"
+	    "\x88\xb5", 14);
+	for (i = 1; i <= 100; i++)
+		ck_assert_int_eq(fwd_seen(f, 0xabcd, i, forged, sizeof(forged)),
+		    0);
+	/* the real daemon's frames under those pairs are not copies */
+	memcpy(next, echo_frame, sizeof(next));
+	for (i = 1; i <= 100; i++) {
+		next[41] = (uint8_t)i;		/* ICMP sequence */
+		ck_assert_int_eq(fwd_seen(f, 0xabcd, i, next, sizeof(next)),
+		    0);
+	}
+	ck_assert_uint_eq(stats(f).seen_conflicts, 100);
+	ck_assert_uint_eq(stats(f).duplicates, 0);
+	/* a copy of a real one that took another path is one */
+	next[41] = 7;
+	ck_assert_int_eq(fwd_seen(f, 0xabcd, 7, next, sizeof(next)), 1);
+	/* also with CE set (ECN field and IPv4 checksum changed) */
+	memcpy(marked, echo_frame, sizeof(marked));
+	ck_assert_int_eq(fwd_seen(f, 0xabce, 1, marked, sizeof(marked)), 0);
+	marked[15] |= 0x03;
+	marked[25] = (uint8_t)(marked[25] - 3);
+	ck_assert_int_eq(fwd_seen(f, 0xabce, 1, marked, sizeof(marked)), 1);
+	/* the forged ones resent are copies of themselves, nothing more */
+	ck_assert_int_eq(fwd_seen(f, 0xabcd, 3, forged, sizeof(forged)), 1);
+	ck_assert_uint_eq(stats(f).duplicates, 3);
 	fwd_free(f);
 }
 END_TEST
@@ -1007,6 +1072,7 @@ fwd_suite(void)
 	tc = tcase_create("seen");
 	tcase_add_test(tc, test_seen_duplicates);
 	tcase_add_test(tc, test_seen_ring);
+	tcase_add_test(tc, test_seen_forged_pairs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("scale");

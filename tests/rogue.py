@@ -4,10 +4,17 @@ in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
 usage: rogue.py HOST PORT CA CERT KEY
+       rogue.py --poison HOST PORT MAC SECONDS
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
 per case and exits 1 if the daemon left any connection open too long.
+
+--poison links (plain) as node "rogue" and waits for a frame from Ethernet
+source MAC; it then sends, under that frame's origin, the next POISON_PAIRS
+sequence numbers with frames of its own (to nobody), as an insider would to
+make the real frames that follow look like copies.  It stays linked for
+SECONDS, then says goodbye.
 """
 import os
 import socket
@@ -17,9 +24,16 @@ import sys
 import threading
 import time
 
-HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+POISON = sys.argv[1] == "--poison"
+if POISON:
+    HOST, PORT, MAC, SECONDS = (sys.argv[2], int(sys.argv[3]),
+                                bytes.fromhex(sys.argv[4].replace(":", "")),
+                                float(sys.argv[5]))
+else:
+    HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
 HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
-HELLO, FRAME = 1, 2
+HELLO, FRAME, KEEPALIVE, BYE = 1, 2, 3, 4
+POISON_PAIRS = 4000
 
 failures = []
 lock = threading.Lock()
@@ -127,6 +141,51 @@ def flood(n):
         failures.append("flood")
 
 
+def recv_exactly(s, n):
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("closed by the daemon")
+        data += chunk
+    return data
+
+
+def poison():
+    s = socket.create_connection((HOST, PORT), timeout=SECONDS)
+    s.sendall(hello())
+    deadline = time.monotonic() + SECONDS
+    forged_eth = (bytes.fromhex("020000000099020000000098") + b"\x88\xb5" +
+                  b"forged" + bytes(40))
+    done = False
+    while time.monotonic() < deadline:
+        s.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            mtype, _, _, _, length = struct.unpack("!BBBBI",
+                                                   recv_exactly(s, 8))
+            body = recv_exactly(s, length)
+        except socket.timeout:
+            break
+        if mtype != FRAME or done or body[8 + 12 + 6:8 + 12 + 12] != MAC:
+            continue
+        origin, seq = struct.unpack("!II", body[:8])
+        out = bytearray()
+        for i in range(1, POISON_PAIRS + 1):
+            pre = struct.pack("!II", origin, (seq + i) & 0xFFFFFFFF)
+            msg = pre + bytes(12) + forged_eth
+            out += hdr(FRAME, len(msg), 16) + msg
+        s.sendall(out)
+        say("poisoned origin %08x: sequence %d to %d" %
+            (origin, seq + 1, seq + POISON_PAIRS))
+        done = True
+    s.sendall(hdr(BYE, 0))
+    s.close()
+    if not done:
+        say("no frame from %s came" % MAC.hex(":"))
+        return 1
+    return 0
+
+
 def main():
     case("plain garbage to the TLS port", False, os.urandom(300))
     case("garbage", True, b"\xff" * 64)
@@ -154,4 +213,4 @@ def main():
     return 0
 
 
-sys.exit(main())
+sys.exit(poison() if POISON else main())
