@@ -19,7 +19,12 @@
  * matches rules whose DST is any, not-X (X other than it), or that address.
  *
  * Learning (off by default): the source MAC of every frame is learned against
- * its arrival port (refreshed on every frame, aged out after 300 s).  For a
+ * its arrival port (refreshed on every frame, aged out after 300 s).  Each
+ * port holds at most a share of the table (FWD_PORT_SHARE): a port past it
+ * replaces its own least recently seen MAC.  A full table makes room for a
+ * newcomer by ageing out, else by dropping the least recently seen MAC of
+ * the port that holds the most, so a flood of source addresses from one
+ * port (or a few) never keeps another port's newcomers out.  For a
  * frame no rule covers: a unicast destination with a learned, attached port
  * (other than the arrival port) goes there; anything else is flooded to every
  * attached port but the arrival one.  Without learning such a frame is
@@ -39,6 +44,8 @@
 
 #define FWD_AGE_MS		(300 * 1000)
 #define FWD_MAC_MAX_DEFAULT	65536
+/* A port (interface or link) learns at most mac_max / FWD_PORT_SHARE MACs. */
+#define FWD_PORT_SHARE		4
 
 enum fwd_kind {
 	FWD_LINK = TARGET_LINK,
@@ -64,6 +71,8 @@ struct fwd_stats {
 	uint64_t	macs_moved;	/* entries that changed port */
 	uint64_t	macs_aged;	/* entries removed by ageing */
 	uint64_t	mac_table_full;	/* MACs not learned: table full */
+	uint64_t	macs_replaced;	/* a port at its share lost its oldest */
+	uint64_t	macs_evicted;	/* a full table lost the fattest port's oldest */
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
 	uint64_t	seen_conflicts;	/* (origin, seq) reused by other bytes */
 };

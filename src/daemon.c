@@ -801,6 +801,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("pending", d->npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
+	ROW("macs_replaced", fs.macs_replaced);
+	ROW("macs_evicted", fs.macs_evicted);
 	ROW("links", links);
 	ROW("links_up", up);
 	ROW("interfaces", ifaces);

@@ -23,7 +23,9 @@ struct fwd_mac;
 
 struct fwd_port {
 	struct fwd_port	*hnext;		/* port table chain */
-	struct fwd_mac	*macs;		/* learned MACs on this port */
+	struct fwd_mac	*macs;		/* learned MACs on this port, */
+	struct fwd_mac	*macs_last;	/* least recently seen first */
+	size_t		 nmacs;
 	void		*owner;		/* NULL: detached */
 	uint64_t	 mark;		/* == fwd->gen: already in the result */
 	size_t		 index;		/* in fwd->ports */
@@ -63,7 +65,7 @@ struct rtab {
 struct fwd_mac {
 	struct fwd_mac	*hnext;		/* bucket chain, or free list */
 	struct fwd_mac	*lprev, *lnext;	/* least recently seen first */
-	struct fwd_mac	*pprev, *pnext;	/* same port */
+	struct fwd_mac	*pprev, *pnext;	/* same port, oldest first */
 	struct fwd_port	*port;
 	uint64_t	 seen;
 	uint8_t		 mac[ETHER_ADDR_LEN];
@@ -99,6 +101,7 @@ struct fwd {
 	 */
 	int		  learn;
 	size_t		  mac_max;
+	size_t		  port_mac_max;	/* mac_max / FWD_PORT_SHARE */
 	size_t		  nmacs;
 	struct fwd_mac	 *pool;
 	size_t		  pool_used;
@@ -166,6 +169,8 @@ fwd_new(size_t mac_max)
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->mac_max = mac_max;
+	f->port_mac_max = mac_max / FWD_PORT_SHARE > 0 ?
+	    mac_max / FWD_PORT_SHARE : 1;
 	f->ptab_nb = PTAB_MIN;
 	f->by_dst.nb = f->by_src.nb = RTAB_MIN;
 	f->mtab_nb = pow2_at_least(mac_max, 16);
@@ -233,22 +238,30 @@ static void
 mac_port_link(struct fwd_mac *m, struct fwd_port *p)
 {
 	m->port = p;
-	m->pprev = NULL;
-	m->pnext = p->macs;
-	if (p->macs != NULL)
-		p->macs->pprev = m;
-	p->macs = m;
+	m->pnext = NULL;
+	m->pprev = p->macs_last;
+	if (p->macs_last != NULL)
+		p->macs_last->pnext = m;
+	else
+		p->macs = m;
+	p->macs_last = m;
+	p->nmacs++;
 }
 
 static void
 mac_port_unlink(struct fwd_mac *m)
 {
+	struct fwd_port	*p = m->port;
+
 	if (m->pprev != NULL)
 		m->pprev->pnext = m->pnext;
 	else
-		m->port->macs = m->pnext;
+		p->macs = m->pnext;
 	if (m->pnext != NULL)
 		m->pnext->pprev = m->pprev;
+	else
+		p->macs_last = m->pprev;
+	p->nmacs--;
 	m->port = NULL;
 }
 
@@ -298,6 +311,55 @@ mac_expired(const struct fwd_mac *m, uint64_t now)
 	return now >= m->seen && now - m->seen >= FWD_AGE_MS;
 }
 
+/* The port holding the most learned MACs (the first of those tied). */
+static struct fwd_port *
+mac_fattest_port(struct fwd *f)
+{
+	struct fwd_port	*best = NULL;
+	size_t		 i;
+
+	for (i = 0; i < f->nports; i++)
+		if (best == NULL || f->ports[i]->nmacs > best->nmacs)
+			best = f->ports[i];
+	return best;
+}
+
+/*
+ * Room for one more MAC on port in.  A port holds at most port_mac_max
+ * (a share of the table): past it, its own least recently seen MAC goes,
+ * so a port sending from ever new addresses churns its own share and
+ * nobody else's.  A full table first drops an entry that has aged out,
+ * else the least recently seen MAC of the port holding the most: a flood
+ * spread over a few ports still leaves room for a newcomer elsewhere.
+ * Returns -1 if there is no room (nothing could go).
+ */
+static int
+mac_make_room(struct fwd *f, struct fwd_port *in, uint64_t now)
+{
+	struct fwd_port	*victim;
+
+	if (in->nmacs >= f->port_mac_max && in->macs != NULL) {
+		mac_remove(f, in->macs);
+		f->stats.macs_replaced++;
+		return 0;
+	}
+	if (f->nmacs < f->mac_max)
+		return 0;
+	/* An entry fwd_age() has not got to yet is as good as gone. */
+	if (f->oldest != NULL && mac_expired(f->oldest, now)) {
+		mac_remove(f, f->oldest);
+		f->stats.macs_aged++;
+		return 0;
+	}
+	if ((victim = mac_fattest_port(f)) == NULL || victim->macs == NULL) {
+		f->stats.mac_table_full++;
+		return -1;
+	}
+	mac_remove(f, victim->macs);
+	f->stats.macs_evicted++;
+	return 0;
+}
+
 static void
 mac_learn(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN],
     struct fwd_port *in, uint64_t now)
@@ -305,25 +367,25 @@ mac_learn(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN],
 	struct fwd_mac	**bp, *m;
 
 	if ((m = mac_find(f, mac)) != NULL) {
-		if (m->port != in) {
-			mac_port_unlink(m);
-			mac_port_link(m, in);
+		struct fwd_port	*was = m->port;
+
+		mac_port_unlink(m);
+		if (was != in) {
+			/* Moving counts against the new port's share. */
+			if (in->nmacs >= f->port_mac_max && in->macs != NULL) {
+				mac_remove(f, in->macs);
+				f->stats.macs_replaced++;
+			}
 			f->stats.macs_moved++;
 		}
+		mac_port_link(m, in);
 		m->seen = now;
 		mac_lru_unlink(f, m);
 		mac_lru_append(f, m);
 		return;
 	}
-	if (f->nmacs == f->mac_max) {
-		/* An entry fwd_age() has not got to yet is as good as gone. */
-		if (f->oldest == NULL || !mac_expired(f->oldest, now)) {
-			f->stats.mac_table_full++;
-			return;
-		}
-		mac_remove(f, f->oldest);
-		f->stats.macs_aged++;
-	}
+	if (mac_make_room(f, in, now) == -1)
+		return;
 	if (f->pool_free != NULL) {
 		m = f->pool_free;
 		f->pool_free = m->hnext;
