@@ -637,7 +637,21 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
 	size_t		  n, i;
 	int		  from_link = fwd_port_kind(in) == FWD_LINK;
 	uint8_t		  out_hops = from_link ? (uint8_t)(hops - 1) : hops;
+	struct gso_hdr	  gh;
+	const char	 *why;
 
+	/*
+	 * An offload header from a guest or a peer is checked before anything
+	 * acts on it: cut for a port that cannot take it, or handed to a TAP
+	 * whose kernel cuts it, a bad one would multiply (gso_check()).
+	 */
+	if (vh != NULL) {
+		gso_hdr_decode(vh, &gh);
+		if (gso_check(&gh, eth, len, &why) == -1) {
+			d->stats.offload_bad++;
+			return;
+		}
+	}
 	if (from_link) {
 		/* A frame back at its origin, or a second copy, went round. */
 		if (origin == d->origin) {
@@ -793,6 +807,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("gso_cut", d->stats.gso_cut);
 	ROW("gso_segments", d->stats.gso_segments);
 	ROW("gso_bad", d->stats.gso_bad);
+	ROW("offload_bad", d->stats.offload_bad);
 	ROW("tls_refused", d->stats.tls_refused);
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);

@@ -6,6 +6,8 @@
 # frames of its own before host 1 does.  Guest 1's pings to guest 2, which
 # the proxy forwards under those pairs, must all still arrive: a pair is a
 # copy only with the same frame, and the proxy counts the conflicts.
+# The rogue also sends TCP super-frames with segment size 1: the proxy drops
+# and counts each (offload_bad), and cuts or passes on none of them.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -21,6 +23,8 @@ wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2 before the rogu
 node_add rogue 9
 vctl proxy add-route any ff:ff:ff:ff:ff:ff link rogue || fail "add-route to the rogue"
 conflicts0=$(stat_value proxy seen_conflicts)
+bad0=$(stat_value proxy offload_bad)
+segments0=$(stat_value proxy gso_segments)
 
 timeout 60 ip netns exec "$(ns rogue)" python3 "$(dirname "${BASH_SOURCE[0]}")/rogue.py" \
 	--poison "$(addr proxy)" "$PORT" "$(guest_mac 1)" 15 >"$TMPD/rogue.out" 2>&1 &
@@ -47,6 +51,11 @@ say "ping: $got of $sent replies; the proxy saw $conflicts pairs reused by other
 ((got * 100 >= sent * 95)) || fail "guest 1's pings were blackholed: $got of $sent replies"
 # The forged pairs did meet host 1's frames (else the test proved nothing).
 ((conflicts >= 20)) || fail "only $conflicts conflicting pairs: the rogue's pairs missed host 1's frames"
+bad=$(($(stat_value proxy offload_bad) - bad0))
+segments=$(($(stat_value proxy gso_segments) - segments0))
+say "super-frames with segment size 1: $bad dropped, $segments segments cut"
+((bad >= 10)) || fail "the proxy dropped $bad of the 10 bad offload frames"
+((segments < 1000)) || fail "the proxy cut $segments segments"
 link_up proxy host1 || fail "host 1's link went down"
 wait "$ROGUE_PID" || fail "the rogue failed: $(cat "$TMPD/rogue.out")"
 pass

@@ -13,8 +13,10 @@ per case and exits 1 if the daemon left any connection open too long.
 --poison links (plain) as node "rogue" and waits for a frame from Ethernet
 source MAC; it then sends, under that frame's origin, the next POISON_PAIRS
 sequence numbers with frames of its own (to nobody), as an insider would to
-make the real frames that follow look like copies.  It stays linked for
-SECONDS, then says goodbye.
+make the real frames that follow look like copies.  Then it sends
+BAD_OFFLOAD TCP super-frames of 60,000 bytes to guest 2 whose offload
+header asks for segments of 1 byte.  It stays linked for SECONDS, then says
+goodbye.
 """
 import os
 import socket
@@ -34,6 +36,7 @@ else:
 HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
 HELLO, FRAME, KEEPALIVE, BYE = 1, 2, 3, 4
 POISON_PAIRS = 4000
+BAD_OFFLOAD = 10
 
 failures = []
 lock = threading.Lock()
@@ -151,6 +154,21 @@ def recv_exactly(s, n):
     return data
 
 
+def bad_offload_frame(seq):
+    """A 60,000-byte TCP/IPv4 super-frame to guest 2 asking for segment
+    size 1 (virtio-net header: NEEDS_CSUM, TCPV4, little-endian)."""
+    payload = bytes(60000)
+    tcp = struct.pack("!HHIIBBHHH", 40000, 5201, 1, 1, 5 << 4, 0x10, 1000,
+                      0, 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload),
+                     1, 0x4000, 64, 6, 0, bytes([10, 77, 0, 98]),
+                     bytes([10, 77, 0, 2]))
+    eth = bytes.fromhex("020000000002020000000098") + b"\x08\x00"
+    vh = struct.pack("<BBHHHHH", 1, 1, 14 + 20 + 20, 1, 34, 16, 0)
+    msg = struct.pack("!II", 0x5eed, seq) + vh + eth + ip + tcp + payload
+    return hdr(FRAME, len(msg), 16) + msg
+
+
 def poison():
     s = socket.create_connection((HOST, PORT), timeout=SECONDS)
     s.sendall(hello())
@@ -177,6 +195,9 @@ def poison():
         s.sendall(out)
         say("poisoned origin %08x: sequence %d to %d" %
             (origin, seq + 1, seq + POISON_PAIRS))
+        for i in range(BAD_OFFLOAD):
+            s.sendall(bad_offload_frame(i))
+        say("sent %d super-frames with segment size 1" % BAD_OFFLOAD)
         done = True
     s.sendall(hdr(BYE, 0))
     s.close()
