@@ -696,7 +696,8 @@ show_links(struct vnetd *d, struct evbuffer *out)
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
 	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
-	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate");
+	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate\t"
+	    "fat_drops");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		char addr[STMT_HOST_MAX + 10], rate[32];
 		const struct sched *sc = &l->sched;
@@ -709,7 +710,8 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\n", l->name,
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t"
+		    "%llu\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -718,14 +720,15 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
 		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
-		    sc->c.aqm_drops),
+		    sc->c.fat_drops + sc->c.aqm_drops),
 		    (unsigned long long)l->c.connects,
 		    sched_bytes(sc), sched_frames(sc),
 		    (unsigned long long)sc->c.ce_marks,
 		    (unsigned long long)sc->c.aqm_drops,
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
-		    sizeof(rate)) : "-");
+		    sizeof(rate)) : "-",
+		    (unsigned long long)sc->c.fat_drops);
 	}
 }
 
@@ -1095,6 +1098,7 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	ROW("ce_marks", sc->c.ce_marks);
 	ROW("aqm_drops", sc->c.aqm_drops);
 	ROW("tail_drops", sc->c.tail_drops);
+	ROW("fat_drops", sc->c.fat_drops);
 	ROW("flushed", sc->c.flushed);
 	ROW("aqm_dropping", sc->aqm.dropping);
 	ROW("aqm_count", sc->aqm.count);
