@@ -837,6 +837,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("flows_closed", vs.flows_closed);
 	ROW("flows_expired", vs.expired);
 	ROW("flows_evicted", vs.evictions);
+	ROW("flows_over_share", vs.over_share);
+	ROW("flows_picked_up", vs.picked_up);
 	ROW("vcc_rewritten", vs.rewritten);
 	ROW("vcc_win_lowered", vs.win_lowered);
 	ROW("vcc_syn_ecn", vs.syn_ecn);
