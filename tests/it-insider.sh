@@ -33,7 +33,9 @@ EXTRA_PIDS+=("$ROGUE_PID")
 wait_link_up proxy rogue
 
 # Guest 1 broadcasts (ARP) again, the rogue reads host 1's pair off it.
+# shellcheck disable=SC2317 # called through wait_for
 poisoned() { grep -q '^rogue: poisoned' "$TMPD/rogue.out"; }
+# shellcheck disable=SC2317 # called through wait_for
 arp_again() {
 	in_guest g1 ip neigh flush all
 	gping g1 "$IP2" || true

@@ -45,6 +45,7 @@ for _ in range(100000):
     sent += 1
 print("sent %d" % sent)
 PY
+# shellcheck disable=SC2317 # called through wait_for
 macs_settled() { (($(stat_value h1 macs) > 10000)); }
 wait_for 10 macs_settled || fail "the daemon learned only $(stat_value h1 macs) MACs"
 say "macs $(stat_value h1 macs), macs_replaced $(stat_value h1 macs_replaced)," \
