@@ -113,6 +113,7 @@ struct vnetd {
 
 	size_t			 npending;	/* on the pending list */
 	uint64_t		 pending_full_logged;	/* ms */
+	uint64_t		 offload_bad_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */

@@ -648,7 +648,16 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
 	if (vh != NULL) {
 		gso_hdr_decode(vh, &gh);
 		if (gso_check(&gh, eth, len, &why) == -1) {
+			uint64_t now = vnetd_now_ms();
+
 			d->stats.offload_bad++;
+			/* At most once a second, or the log is the flood. */
+			if (now - d->offload_bad_logged >= 1000) {
+				d->offload_bad_logged = now;
+				log_warnx("%s %s: offload frame dropped: %s",
+				    from_link ? "link" : "interface",
+				    fwd_port_name(in), why);
+			}
 			return;
 		}
 	}

@@ -58,6 +58,8 @@ segments=$(($(stat_value proxy gso_segments) - segments0))
 say "super-frames with segment size 1: $bad dropped, $segments segments cut"
 ((bad >= 10)) || fail "the proxy dropped $bad of the 10 bad offload frames"
 ((segments < 1000)) || fail "the proxy cut $segments segments"
+grep -q 'link rogue: offload frame dropped: segment size below the floor' "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say why it dropped the offload frames"
 link_up proxy host1 || fail "host 1's link went down"
 wait "$ROGUE_PID" || fail "the rogue failed: $(cat "$TMPD/rogue.out")"
 pass
