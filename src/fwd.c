@@ -311,7 +311,11 @@ mac_expired(const struct fwd_mac *m, uint64_t now)
 	return now >= m->seen && now - m->seen >= FWD_AGE_MS;
 }
 
-/* The port holding the most learned MACs (the first of those tied). */
+/*
+ * The port holding the most learned MACs (the first of those tied).  A
+ * scan, but it runs only for a port below its share while the table is
+ * full: a flooding port, at its share, replaces its own entries instead.
+ */
 static struct fwd_port *
 mac_fattest_port(struct fwd *f)
 {

@@ -530,7 +530,10 @@ vif_max_flows(const struct vcc *v)
 	    1;
 }
 
-/* The interface with the most entries (the first of those tied). */
+/*
+ * The interface with the most entries (the first of those tied): a scan,
+ * only for an interface below its share while the table is full.
+ */
 static struct vcc_if *
 vif_fattest(struct vcc *v)
 {
