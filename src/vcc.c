@@ -885,6 +885,8 @@ flow_pickup(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 {
 	f->midstream = 1;
 	f->state = ST_ESTABLISHED;
+	/* Who opened it, for classes by src and dst: the server has the lower port. */
+	f->guest_opened = f->key.rport < f->key.gport;
 	f->ts = o->ts_set;
 	f->ecn = ECN_UNKNOWN;
 	if (dir == VCC_FROM_GUEST) {

@@ -1306,6 +1306,7 @@ START_TEST(test_pickup_virtual_ecn)
 	fi = flow(v, 1000);
 	ck_assert_str_eq(fi.state, "picked-up");
 	ck_assert_str_eq(fi.ecn, "unknown");
+	ck_assert(fi.guest_opened);		/* port 5201 is the server's */
 	ck_assert_uint_eq(stats(v).picked_up, 1);
 	ck_assert_uint_eq(stats(v).untracked, 0);
 
