@@ -71,10 +71,10 @@ struct fwd_stats {
 	uint64_t	macs_moved;	/* entries that changed port */
 	uint64_t	macs_aged;	/* entries removed by ageing */
 	uint64_t	mac_table_full;	/* MACs not learned: table full */
-	uint64_t	macs_replaced;	/* a port at its share lost its oldest */
-	uint64_t	macs_evicted;	/* a full table lost the fattest port's oldest */
+	uint64_t	macs_replaced;	/* port at its share: its oldest went */
+	uint64_t	macs_evicted;	/* table full: the fullest port's went */
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
-	uint64_t	seen_conflicts;	/* (origin, seq) reused by other bytes */
+	uint64_t	seen_conflicts;	/* (origin, seq) reused, other bytes */
 };
 
 struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */

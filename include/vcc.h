@@ -54,8 +54,8 @@ struct vcc_stats {
 	uint64_t	flows_created;
 	uint64_t	flows_closed;	/* FIN both ways, or RST */
 	uint64_t	expired;	/* idle timeout */
-	uint64_t	evictions;	/* table full: the fullest interface's oldest dropped */
-	uint64_t	over_share;	/* interface at its share: its oldest dropped */
+	uint64_t	evictions;	/* table full: fullest interface's went */
+	uint64_t	over_share;	/* interface at its share: its went */
 	uint64_t	rewritten;	/* frames changed */
 	uint64_t	win_lowered;	/* windows lowered */
 	uint64_t	syn_ecn;	/* SYNs and SYN-ACKs given ECN for a guest */

@@ -885,7 +885,7 @@ flow_pickup(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 {
 	f->midstream = 1;
 	f->state = ST_ESTABLISHED;
-	/* Who opened it, for classes by src and dst: the server has the lower port. */
+	/* Who opened it (for classes): the server has the lower port. */
 	f->guest_opened = f->key.rport < f->key.gport;
 	f->ts = o->ts_set;
 	f->ecn = ECN_UNKNOWN;

@@ -605,9 +605,9 @@ sched_run(uint8_t ecn, struct sched_counters *c, struct sched_quantiles *qt)
 
 /*
  * A broadcast storm (one flow of ARP-sized frames, not IP) at four times a
- * 10 Mbit/s link's rate fills its queue; a ping-like flow (a small frame every 10 ms) still
- * gets every frame through, promptly: a full queue drops from the fattest
- * flow (RFC 8290), not whatever arrives.
+ * 10 Mbit/s link's rate fills its queue; a ping-like flow (a small frame
+ * every 10 ms) still gets every frame through, promptly: a full queue
+ * drops from the fattest flow (RFC 8290), not whatever arrives.
  */
 START_TEST(sched_storm_fattest)
 {
@@ -658,7 +658,7 @@ START_TEST(sched_storm_fattest)
 		t = next_storm < next_ping ? next_storm : next_ping;
 		t = t < next_out ? t : next_out;
 	}
-	/* The ping got by; the storm had the link, and lost most of its frames. */
+	/* The ping got by; the storm had the link, and lost most frames. */
 	ck_assert_msg(pings_out + 1 >= pings_in, "%llu of %llu pings went",
 	    (unsigned long long)pings_out, (unsigned long long)pings_in);
 	ck_assert_msg(worst < 5 * MS, "a ping waited %llu us",
