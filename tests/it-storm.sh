@@ -32,6 +32,8 @@ guest_add g2 h2 vtap0 2
 wait_link_up h1 h2
 IP2=$(guest_ip 2)
 wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
+quiet=$(in_guest g1 ping -n -i 0.05 -c 20 -W 1 "$IP2" | awk -F/ '/^rtt/ { print $5 }') || true
+say "ping without the storm: average RTT ${quiet:-?} ms"
 
 # The storm: 300-byte broadcast frames of guest 1's, 8,000 a second (twice
 # what 10 Mbit/s carries), for SECONDS_STORM: few enough frames that the
