@@ -143,7 +143,7 @@ fq_full(const struct fq *q, size_t need)
  * longest.  A linear scan, as in Linux: it runs once per full queue, and
  * the batch makes the next few arrivals find room.
  */
-static void
+static size_t
 fq_drop_fattest(struct fq *q, uint64_t *drops)
 {
 	struct fq_flow	*fat = NULL;
@@ -153,16 +153,17 @@ fq_drop_fattest(struct fq *q, uint64_t *drops)
 	for (i = 0; i < FQ_FLOWS; i++)
 		if (fat == NULL || q->flows[i].backlog > fat->backlog)
 			fat = &q->flows[i];
-	if (fat == NULL || fat->head == NULL)
-		return;
+	if (fat == NULL)
+		return 0;
 	goal = fat->backlog / 2;
-	do {
-		if ((b = flow_pop(q, fat)) == NULL)
-			break;
+	while (n < FQ_DROP_BATCH && (n == 0 || freed < goal) &&
+	    (b = flow_pop(q, fat)) != NULL) {
 		freed += b->len;
 		fq_release(q, b);
 		(*drops)++;
-	} while (++n < FQ_DROP_BATCH && freed < goal);
+		n++;
+	}
+	return n;
 }
 
 int
@@ -177,8 +178,9 @@ fq_enqueue(struct fq *q, uint64_t now, const uint8_t *prefix,
 		return -1;
 	if (need > q->limit || need > UINT32_MAX || q->limit / 512 == 0)
 		return -1;
-	while (fq_full(q, need) && q->count > 0)
-		fq_drop_fattest(q, drops);
+	while (fq_full(q, need))
+		if (fq_drop_fattest(q, drops) == 0)
+			return -1;
 	if (need <= FQ_BUF_DATA && q->pool != NULL) {
 		b = q->pool;
 		q->pool = b->next;
