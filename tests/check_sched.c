@@ -553,6 +553,52 @@ START_TEST(fq_fair)
 }
 END_TEST
 
+/*
+ * A full queue: the flow with the most bytes loses its oldest frames, half
+ * its bytes at most 64 frames at a time, and the arriving frame of another
+ * flow gets in.
+ */
+START_TEST(fq_full_drops_fattest)
+{
+	struct fq		 q;
+	struct aqm_params	 p;
+	struct fq_buf		*b;
+	uint8_t			 f[2048], pre[4] = { 0 };
+	size_t			 len, i, a = 0, c = 0;
+	uint64_t		 drops = 0;
+	int			 marked;
+
+	aqm_params_default(&p);
+	/* 64 KiB: at most 128 frames */
+	ck_assert_int_eq(fq_init(&q, 64 * 1024, sizeof(pre), &p, 5), 0);
+	for (i = 0; i < 100; i++) {
+		len = flow_frame(f, sizeof(f), 1, PKT_ECN_NOT_ECT, 500);
+		f[len - 1] = (uint8_t)i;	/* its place in the flow */
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	}
+	len = flow_frame(f, sizeof(f), 2, PKT_ECN_NOT_ECT, 56);
+	for (i = 0; i < 28; i++)
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	ck_assert_uint_eq(q.count, 128);
+	ck_assert_uint_eq(drops, 0);
+	/* full: flow 1 loses 50 frames (half its bytes), from its head */
+	ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	ck_assert_uint_eq(drops, 50);
+	ck_assert_uint_eq(q.count, 79);
+	while ((b = fq_dequeue(&q, SEC, &drops, &marked)) != NULL) {
+		if (buf_sport(b, sizeof(pre)) == 1) {
+			ck_assert_uint_eq(b->data[b->len - 1], 50 + a);
+			a++;
+		} else
+			c++;
+		fq_release(&q, b);
+	}
+	ck_assert_uint_eq(a, 50);
+	ck_assert_uint_eq(c, 29);
+	fq_free(&q);
+}
+END_TEST
+
 /* sched: the three together */
 
 /*
@@ -803,6 +849,7 @@ main(void)
 	tcase_add_test(tc, shaper_unlimited);
 	tcase_add_test(tc, fq_sparse_first);
 	tcase_add_test(tc, fq_fair);
+	tcase_add_test(tc, fq_full_drops_fattest);
 	tcase_add_test(tc, sched_ecn);
 	tcase_add_test(tc, sched_storm_fattest);
 	tcase_add_test(tc, sched_bypass);
