@@ -39,6 +39,7 @@ struct vnetd_stats {
 	uint64_t	gso_cut;	/* offload frames cut for a peer or device */
 	uint64_t	gso_segments;	/* the frames they were cut into */
 	uint64_t	gso_bad;	/* offload frames that could not be cut */
+	uint64_t	offload_bad;	/* frames dropped: bad offload header */
 	uint64_t	tls_refused;	/* peer certificates we refused */
 	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
 	uint64_t	not_allowed;	/* connections not on a listener's allow list */
@@ -117,6 +118,7 @@ struct vnetd {
 	size_t			 npending;	/* on the pending list */
 	uint64_t		 pending_full_logged;	/* ms */
 	uint64_t		 pending_addr_logged;	/* ms */
+	uint64_t		 offload_bad_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	struct routing		*routing;	/* the control plane */

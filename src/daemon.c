@@ -664,14 +664,37 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
 	size_t		  n, i;
 	int		  from_link = fwd_port_kind(in) == FWD_LINK;
 	uint8_t		  out_hops = from_link ? (uint8_t)(hops - 1) : hops;
+	struct gso_hdr	  gh;
+	const char	 *why;
 
+	/*
+	 * An offload header from a guest or a peer is checked before anything
+	 * acts on it: cut for a port that cannot take it, or handed to a TAP
+	 * whose kernel cuts it, a bad one would multiply (gso_check()).
+	 */
+	if (vh != NULL) {
+		gso_hdr_decode(vh, &gh);
+		if (gso_check(&gh, eth, len, &why) == -1) {
+			uint64_t now = vnetd_now_ms();
+
+			d->stats.offload_bad++;
+			/* At most once a second, or the log is the flood. */
+			if (now - d->offload_bad_logged >= 1000) {
+				d->offload_bad_logged = now;
+				log_warnx("%s %s: offload frame dropped: %s",
+				    from_link ? "link" : "interface",
+				    fwd_port_name(in), why);
+			}
+			return;
+		}
+	}
 	if (from_link) {
 		/* A frame back at its origin, or a second copy, went round. */
 		if (origin == d->origin) {
 			d->stats.duplicates++;
 			return;
 		}
-		if (fwd_seen(d->fwd, origin, seq))
+		if (fwd_seen(d->fwd, origin, seq, eth, len))
 			return;
 	}
 	d->stats.frames_in++;
@@ -709,7 +732,8 @@ show_links(struct vnetd *d, struct evbuffer *out)
 
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
 	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
-	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate");
+	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate\t"
+	    "fat_drops");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		char addr[STMT_HOST_MAX + 10], rate[32];
 		const struct sched *sc = &l->sched;
@@ -722,7 +746,8 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		else
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\n", l->name,
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t"
+		    "%llu\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -731,14 +756,15 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
 		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
-		    sc->c.aqm_drops),
+		    sc->c.fat_drops + sc->c.aqm_drops),
 		    (unsigned long long)l->c.connects,
 		    sched_bytes(sc), sched_frames(sc),
 		    (unsigned long long)sc->c.ce_marks,
 		    (unsigned long long)sc->c.aqm_drops,
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
-		    sizeof(rate)) : "-");
+		    sizeof(rate)) : "-",
+		    (unsigned long long)sc->c.fat_drops);
 	}
 }
 
@@ -814,12 +840,14 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("floods", fs.floods);
 	ROW("no_route", fs.no_route);
 	ROW("duplicates", d->stats.duplicates + fs.duplicates);
+	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", d->stats.hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);
 	ROW("gso_cut", d->stats.gso_cut);
 	ROW("gso_segments", d->stats.gso_segments);
 	ROW("gso_bad", d->stats.gso_bad);
+	ROW("offload_bad", d->stats.offload_bad);
 	ROW("tls_refused", d->stats.tls_refused);
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);
@@ -829,6 +857,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("pending", d->npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
+	ROW("macs_replaced", fs.macs_replaced);
+	ROW("macs_evicted", fs.macs_evicted);
 	ROW("links", links);
 	ROW("links_up", up);
 	ROW("interfaces", ifaces);
@@ -846,6 +876,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("flows_closed", vs.flows_closed);
 	ROW("flows_expired", vs.expired);
 	ROW("flows_evicted", vs.evictions);
+	ROW("flows_over_share", vs.over_share);
+	ROW("flows_picked_up", vs.picked_up);
 	ROW("vcc_rewritten", vs.rewritten);
 	ROW("vcc_win_lowered", vs.win_lowered);
 	ROW("vcc_syn_ecn", vs.syn_ecn);
@@ -1138,6 +1170,7 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	ROW("ce_marks", sc->c.ce_marks);
 	ROW("aqm_drops", sc->c.aqm_drops);
 	ROW("tail_drops", sc->c.tail_drops);
+	ROW("fat_drops", sc->c.fat_drops);
 	ROW("flushed", sc->c.flushed);
 	ROW("aqm_dropping", sc->aqm.dropping);
 	ROW("aqm_count", sc->aqm.count);
