@@ -228,6 +228,8 @@ struct stmt {
 	unsigned int		num;			/* keepalive */
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */
+	uint32_t		buffer;			/* interface pcap; 0: default */
+	int			up;			/* interface pcap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */
 	unsigned int		lopts;

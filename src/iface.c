@@ -1,7 +1,13 @@
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <net/if.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -17,6 +23,57 @@
 
 /* Frames read per wake-up before the loop serves others. */
 #define IFACE_READ_BATCH	64
+/* Capture drops after this long without any are logged again. */
+#define IFACE_DROPS_QUIET_MS	10000
+
+int
+iface_dev_up(const char *dev, char *err, size_t errlen)
+{
+	struct ifreq	 ifr;
+	int		 s;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1 ||
+	    ((ifr.ifr_flags & IFF_UP) == 0 &&
+	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) == -1))) {
+		snprintf(err, errlen, "%s: cannot bring up: %s", dev,
+		    strerror(errno));
+		close(s);
+		return -1;
+	}
+	close(s);
+	return 0;
+}
+
+/*
+ * Brings the capture's count up to date; the first drops after a quiet
+ * while are logged, so that a log shows when a capture started losing.
+ */
+uint64_t
+iface_capture_drops(struct iface *ifc)
+{
+	uint64_t	 n, now;
+
+	if (!ifc->up || ifc->ops->capture_drops == NULL)
+		return ifc->c.capture_drops;
+	if ((n = ifc->ops->capture_drops(ifc)) == 0)
+		return ifc->c.capture_drops;
+	now = vnetd_now_ms();
+	ifc->c.capture_drops += n;
+	if (ifc->drops_seen_ms == 0 ||
+	    now - ifc->drops_seen_ms >= IFACE_DROPS_QUIET_MS)
+		log_warnx("interface %s: the capture on %s is losing frames "
+		    "(%llu so far): they come faster than they are read; a "
+		    "larger buffer may help", ifc->name, iface_devname(ifc),
+		    (unsigned long long)ifc->c.capture_drops);
+	ifc->drops_seen_ms = now;
+	return ifc->c.capture_drops;
+}
 
 const char *
 iface_devname(const struct iface *ifc)
@@ -75,6 +132,7 @@ iface_input_vnet(struct iface *ifc, const uint8_t *buf, size_t n)
 static void
 iface_close_dev(struct iface *ifc)
 {
+	(void)iface_capture_drops(ifc);
 	if (ifc->io != NULL) {
 		ifc->c.drops += iothread_tx_errors(ifc->io);
 		iothread_stop(ifc->io);
@@ -168,7 +226,15 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 	char	 why[256];
 	int	 saved;
 
-	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1)
+	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1 &&
+	    errno == EAFNOSUPPORT && ifc->ops->fallback != NULL) {
+		log_warnx("interface %s: %s; using %s instead", ifc->name, err,
+		    ifc->ops->fallback == &pcapif_ops ? "libpcap" :
+		    ifc->ops->fallback->type);
+		ifc->ops = ifc->ops->fallback;
+		ifc->fd = ifc->ops->open(ifc, err, errlen);
+	}
+	if (ifc->fd == -1)
 		return -1;
 	/* `threads yes`: a TAP device is read and written by its threads. */
 	if (ifc->d->threads && ifc->ops->vnet_hdr &&
@@ -205,6 +271,7 @@ iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
 	char		 err[256];
 
 	if (ifc->up) {
+		(void)iface_capture_drops(ifc);
 		if (!ifc->ops->present(ifc)) {
 			ifc->c.read_errors++;
 			iface_down(ifc, "device gone");
@@ -239,7 +306,7 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	ifc->d = d;
 	ifc->fd = -1;
 	ifc->type = st->iftype;
-	ifc->ops = st->iftype == STMT_IF_PCAP ? &pcapif_ops : &tap_ops;
+	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops : &tap_ops;
 	ifc->conf = *st;
 	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);

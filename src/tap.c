@@ -26,30 +26,6 @@
 #include "gso.h"
 #include "iface.h"
 
-/* Brings the device up in the namespace vnetd runs in. */
-static int
-tap_ifup(const char *dev, char *err, size_t errlen)
-{
-	struct ifreq	 ifr;
-	int		 s;
-
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1 ||
-	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) == -1)) {
-		snprintf(err, errlen, "%s: cannot bring up: %s", dev,
-		    strerror(errno));
-		close(s);
-		return -1;
-	}
-	close(s);
-	return 0;
-}
-
 static int
 tap_open(struct iface *ifc, char *err, size_t errlen)
 {
@@ -86,7 +62,7 @@ tap_open(struct iface *ifc, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	if (tap_ifup(dev, err, errlen) == -1) {
+	if (iface_dev_up(dev, err, errlen) == -1) {
 		close(fd);
 		return -1;
 	}
