@@ -14,7 +14,8 @@
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
  *   interface NAME tap [DEV]                (also add-interface)
- *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
+ *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
+ *       [up yes|no]
  *   del-interface NAME
  *   link NAME HOST:PORT [tls] [peer NODE] [queue BYTES] [LINKOPT...]
  *                                           (also add-link)

@@ -30,7 +30,7 @@ int
 iface_dev_up(const char *dev, char *err, size_t errlen)
 {
 	struct ifreq	 ifr;
-	int		 s;
+	int		 s, e;
 
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
@@ -41,9 +41,14 @@ iface_dev_up(const char *dev, char *err, size_t errlen)
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1 ||
 	    ((ifr.ifr_flags & IFF_UP) == 0 &&
 	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) == -1))) {
-		snprintf(err, errlen, "%s: cannot bring up: %s", dev,
-		    strerror(errno));
+		e = errno;
+		if (e == ENODEV)
+			snprintf(err, errlen, "device %s: no such device", dev);
+		else
+			snprintf(err, errlen, "%s: cannot bring up: %s", dev,
+			    strerror(e));
 		close(s);
+		errno = e;
 		return -1;
 	}
 	close(s);
@@ -226,6 +231,10 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 	char	 why[256];
 	int	 saved;
 
+	/* `up yes`: a hypervisor may leave its TAP device down. */
+	if (ifc->type == STMT_IF_PCAP && ifc->conf.up &&
+	    iface_dev_up(iface_devname(ifc), err, errlen) == -1)
+		return -1;
 	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1 &&
 	    errno == EAFNOSUPPORT && ifc->ops->fallback != NULL) {
 		log_warnx("interface %s: %s; using %s instead", ifc->name, err,

@@ -82,7 +82,7 @@ static int	args_vcc(struct parser *, struct stmt *);
 			"link NAME, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
-			"[filter EXPR]"
+			"[filter EXPR] [buffer BYTES] [up yes|no]"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
 			"[target TIME] [interval TIME]] [congestion CC|default]"
@@ -844,35 +844,65 @@ args_learn(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
-/* The options of a pcap interface, in any order, each at most once. */
-static int
-pcap_options(struct parser *p, struct stmt *st, int i)
-{
-	const struct token	*t, *v;
-	char			 b[SHOW_LEN];
-	int			 seen_promisc = 0, seen_filter = 0;
-	size_t			 len;
+static int	parse_bytes(const char *, uint32_t *);
 
-	st->promisc = 1;
-	for (; i < p->ntok; i += 2) {
-		t = &p->tok[i];
-		if (strcmp(t->s, "promisc") != 0 && strcmp(t->s, "filter") != 0)
-			return fail(p, t->col, "unexpected '%s' (expected "
-			    "promisc or filter)", show(b, t->s));
-		if ((strcmp(t->s, "promisc") == 0 && seen_promisc++) ||
-		    (strcmp(t->s, "filter") == 0 && seen_filter++))
-			return fail(p, t->col, "%s given twice", t->s);
-		if (i + 1 >= p->ntok)
-			return fail(p, p->eol, "%s: expected %s", t->s,
-			    t->s[0] == 'p' ? "yes or no" : "a filter expression");
-		v = &p->tok[i + 1];
-		if (t->s[0] == 'p') {
-			if (word_value(learn_words, nitems(learn_words), v->s,
-			    &st->promisc) == -1)
-				return fail(p, v->col, "invalid value '%s' "
-				    "(expected yes or no)", show(b, v->s));
-			continue;
-		}
+/*
+ * The options of an interface after its device, in any order, each at most
+ * once; which ones a type takes is in iface_opts[].
+ */
+#define IOPT_PROMISC	0x01
+#define IOPT_FILTER	0x02
+#define IOPT_BUFFER	0x04
+#define IOPT_UP		0x08
+
+static const struct {
+	const char	*word;
+	unsigned int	 opt;
+	int		 type;
+	const char	*value;		/* what the error says is expected */
+} iface_opts[] = {
+	{ "promisc",	IOPT_PROMISC,	STMT_IF_PCAP,	"yes or no" },
+	{ "filter",	IOPT_FILTER,	STMT_IF_PCAP,	"a filter expression" },
+	{ "buffer",	IOPT_BUFFER,	STMT_IF_PCAP,	"BYTES" },
+	{ "up",		IOPT_UP,	STMT_IF_PCAP,	"yes or no" },
+};
+
+/* The option words a type takes, for an error message. */
+static const char *
+iface_opt_words(int type, char *buf, size_t len)
+{
+	size_t	 i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nitems(iface_opts); i++)
+		if (iface_opts[i].type == type && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			    n == 0 ? "" : ", ", iface_opts[i].word);
+	return buf;
+}
+
+static int
+iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
+    const struct token *v)
+{
+	char		 b[SHOW_LEN];
+	size_t		 len;
+
+	switch (opt) {
+	case IOPT_PROMISC:
+	case IOPT_UP:
+		if (word_value(learn_words, nitems(learn_words), v->s,
+		    opt == IOPT_UP ? &st->up : &st->promisc) == -1)
+			return fail(p, v->col, "invalid value '%s' "
+			    "(expected yes or no)", show(b, v->s));
+		return 0;
+	case IOPT_BUFFER:
+		if (parse_bytes(v->s, &st->buffer) == -1)
+			return fail(p, v->col, "invalid buffer size '%s' "
+			    "(%uk..%ug)", show(b, v->s), STMT_QUEUE_MIN / 1024,
+			    STMT_QUEUE_MAX / (1024 * 1024 * 1024));
+		return 0;
+	case IOPT_FILTER:
 		len = strlen(v->s);
 		if (len == 0)
 			return fail(p, v->col, "empty filter");
@@ -880,6 +910,40 @@ pcap_options(struct parser *p, struct stmt *st, int i)
 			return fail(p, v->col, "filter too long (max %d "
 			    "characters)", STMT_FILTER_MAX);
 		memcpy(st->filter, v->s, len + 1);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+iface_options(struct parser *p, struct stmt *st, int i)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN], words[64];
+	unsigned int		 seen = 0;
+	size_t			 k;
+
+	if (st->iftype == STMT_IF_PCAP)
+		st->promisc = st->up = 1;
+	for (; i < p->ntok; i += 2) {
+		t = &p->tok[i];
+		for (k = 0; k < nitems(iface_opts); k++)
+			if ((int)st->iftype == iface_opts[k].type &&
+			    strcmp(t->s, iface_opts[k].word) == 0)
+				break;
+		if (k == nitems(iface_opts))
+			return fail(p, t->col, "unexpected '%s' (expected %s)",
+			    show(b, t->s), iface_opt_words(st->iftype, words,
+			    sizeof(words)));
+		if (seen & iface_opts[k].opt)
+			return fail(p, t->col, "%s given twice", t->s);
+		seen |= iface_opts[k].opt;
+		if (i + 1 >= p->ntok)
+			return fail(p, p->eol, "%s: expected %s", t->s,
+			    iface_opts[k].value);
+		if (iface_opt_value(p, st, iface_opts[k].opt,
+		    &p->tok[i + 1]) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -899,6 +963,8 @@ args_interface(struct parser *p, struct stmt *st)
 		return fail(p, t->col, "unknown type '%s' (expected tap or "
 		    "pcap)", show(b, t->s));
 	st->iftype = type;
+	if (type == STMT_IF_PCAP)
+		st->promisc = st->up = 1;
 	/* A pcap interface attaches to a device that exists: it must be named. */
 	if (type == STMT_IF_PCAP && (t = arg(p, 3)) == NULL)
 		return -1;
@@ -910,7 +976,7 @@ args_interface(struct parser *p, struct stmt *st)
 		    show(b, t->s));
 	memcpy(st->dev, t->s, strlen(t->s) + 1);
 	if (type == STMT_IF_PCAP)
-		return pcap_options(p, st, 4);
+		return iface_options(p, st, 4);
 	return end(p, 4);
 }
 
@@ -1649,21 +1715,28 @@ format_allow(const struct stmt *st, char *buf, size_t len)
 	return buf;
 }
 
-/* Binary suffixes where they are exact: what was written, mostly. */
+/* " KW BYTES" with a binary suffix where it is exact; "" for 0. */
 static const char *
-format_queue(uint32_t q, char *buf, size_t len)
+format_size(const char *kw, uint32_t q, char *buf, size_t len)
 {
 	if (q == 0)
 		buf[0] = '\0';
 	else if (q % (1024 * 1024 * 1024) == 0)
-		snprintf(buf, len, " queue %ug", q / (1024 * 1024 * 1024));
+		snprintf(buf, len, " %s %ug", kw, q / (1024 * 1024 * 1024));
 	else if (q % (1024 * 1024) == 0)
-		snprintf(buf, len, " queue %um", q / (1024 * 1024));
+		snprintf(buf, len, " %s %um", kw, q / (1024 * 1024));
 	else if (q % 1024 == 0)
-		snprintf(buf, len, " queue %uk", q / 1024);
+		snprintf(buf, len, " %s %uk", kw, q / 1024);
 	else
-		snprintf(buf, len, " queue %u", q);
+		snprintf(buf, len, " %s %u", kw, q);
 	return buf;
+}
+
+/* Binary suffixes where they are exact: what was written, mostly. */
+static const char *
+format_queue(uint32_t q, char *buf, size_t len)
+{
+	return format_size("queue", q, buf, len);
 }
 
 int
@@ -1725,12 +1798,14 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    st->iftype)) == NULL)
 			goto bad;
 		if (st->iftype == STMT_IF_PCAP)
-			return snprintf(buf, len, "%s %s %s %s%s%s%s", kw,
+			return snprintf(buf, len, "%s %s %s %s%s%s%s%s%s", kw,
 			    st->name, w, st->dev,
 			    st->promisc ? "" : " promisc no",
 			    st->filter[0] != '\0' ? " filter " : "",
 			    st->filter[0] != '\0' ? quote_path(st->filter,
-			    filter, sizeof(filter)) : "");
+			    filter, sizeof(filter)) : "",
+			    format_size("buffer", st->buffer, queue,
+			    sizeof(queue)), st->up ? "" : " up no");
 		return snprintf(buf, len, "%s %s %s%s%s", kw, st->name, w,
 		    st->dev[0] != '\0' ? " " : "", st->dev);
 	case STMT_LINK:
@@ -1945,7 +2020,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		    strcmp(interface_dev(a), interface_dev(b)) != 0)
 			return 0;
 		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
-		    strcmp(a->filter, b->filter) == 0);
+		    strcmp(a->filter, b->filter) == 0 &&
+		    a->buffer == b->buffer && !a->up == !b->up);
 	case STMT_LINK:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;

@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] [filter EXPR]"
+#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no]"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -107,6 +107,12 @@ static const struct {
 	    "broadcast\"" },
 	{ "add-interface lan pcap br0 filter \"not ip\" promisc no",
 	    "interface lan pcap br0 promisc no filter \"not ip\"" },
+	{ "interface lan pcap eth0 buffer 16m up no",
+	    "interface lan pcap eth0 buffer 16m up no" },
+	{ "interface lan pcap eth0 up yes buffer 1048576",
+	    "interface lan pcap eth0 buffer 1m" },
+	{ "interface lan pcap eth0 buffer 200000 promisc no",
+	    "interface lan pcap eth0 promisc no buffer 200000" },
 	{ "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"",
 	    "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"" },
 	{ "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"",
@@ -575,13 +581,23 @@ static const struct {
 	{ "interface lan pcap eth0 filter \"\"", 32,
 	    "interface: empty filter" },
 	{ "interface lan pcap eth0 snaplen 5", 25,
-	    "interface: unexpected 'snaplen' (expected promisc or filter)" },
+	    "interface: unexpected 'snaplen' (expected promisc, filter, buffer, up)" },
 	{ "interface lan pcap eth0 promisc no promisc yes", 36,
 	    "interface: promisc given twice" },
 	{ "interface lan pcap eth0 filter arp filter ip", 36,
 	    "interface: filter given twice" },
+	{ "interface lan pcap eth0 buffer", 31,
+	    "interface: buffer: expected BYTES" },
+	{ "interface lan pcap eth0 buffer 1k", 32,
+	    "interface: invalid buffer size '1k' (128k..1g)" },
+	{ "interface lan pcap eth0 buffer 2g", 32,
+	    "interface: invalid buffer size '2g' (128k..1g)" },
+	{ "interface lan pcap eth0 up down", 28,
+	    "interface: invalid value 'down' (expected yes or no)" },
+	{ "interface lan pcap eth0 up no up no", 31,
+	    "interface: up given twice" },
 	{ "interface lan pcap eth0 filter arp promisc no x", 47,
-	    "interface: unexpected 'x' (expected promisc or filter)" },
+	    "interface: unexpected 'x' (expected promisc, filter, buffer, up)" },
 	/* reload, save, add-listen, del-listen. */
 	{ "reload now",			8, "reload: unexpected 'now'" },
 	{ "save relative.conf",		6,

@@ -10,6 +10,9 @@
 #     errors at either guest: the capture knows which frames are partial;
 #   - guest 1's TCP data crosses the link a -> b as super-frames, whole;
 #   - towards c, which takes none, a cuts them (gso_cut) and TCP works;
+#   - `up yes` (the default) brings a captured device up, `up no` not;
+#   - frames the capture's ring had no room for (the daemon stopped while
+#     the guest sends) are counted in show interfaces and logged.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -64,7 +67,7 @@ s.settimeout(10)
 d, a = s.recvfrom(2048)
 s.sendto(d[::-1], a)' &
 	EXTRA_PIDS+=("$!")
-	wait_for 5 bash -c "ip netns exec '${G_NS[$2]}' ss -Hlun 'sport = :5353' | grep -q ." ||
+	wait_for 15 bash -c "ip netns exec '${G_NS[$2]}' ss -Hlun 'sport = :5353' | grep -q ." ||
 		fail "no UDP listener in $2"
 	in_guest "$1" python3 -c '
 import socket, sys
@@ -116,8 +119,39 @@ n=$(csum_errors g3)
 (($(stat_value a gso_cut) > 0)) || fail "a cut nothing for a peer that takes no super-frames"
 [[ $(stat_value a gso_bad) == 0 ]] || fail "a could not cut some frames"
 
-say "capture counters"
 drops=$(iface_field a vm capture_drops)
-say "capture drops: $drops"
-[[ $drops =~ ^[0-9]+$ ]] || fail "show interfaces has no capture_drops for vm: $(vctl a show interfaces)"
+say "capture drops so far: $drops"
+
+say "up yes (the default) brings a captured device up; up no leaves it"
+A_NS=$(ns a)
+dev_up() { ip -n "$A_NS" link show "$1" | grep -q '<[^>]*[<,]UP[,>]'; }
+ip -n "$A_NS" link add cap1 type veth peer name cap1p
+ip -n "$A_NS" link add cap2 type veth peer name cap2p
+dev_up cap1 && fail "cap1 is up before vnetd captures it"
+vctl a add-interface vm1 pcap cap1 || fail "add-interface vm1 failed"
+vctl a add-interface vm2 pcap cap2 up no || fail "add-interface vm2 up no failed"
+wait_for 5 dev_up cap1 || fail "vnetd did not bring cap1 up"
+dev_up cap2 && fail "vnetd brought cap2 up with up no"
+vctl a show config | grep -qxF 'interface vm2 pcap cap2 up no' ||
+	fail "show config lacks 'up no': $(vctl a show config)"
+vctl a del-interface vm1
+vctl a del-interface vm2
+
+say "frames the capture loses are counted and logged"
+vctl a del-interface vm || fail "del-interface vm failed"
+vctl a add-interface vm pcap cap0 buffer 128k ||
+	fail "add-interface vm with a small buffer failed"
+wait_for 10 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2 after the interface came back"
+before=$(iface_field a vm capture_drops)
+kill -STOP "${D_PID[a]}"
+sent=$(udp_burst g1 "$(guest_ip 2)" 20000)
+kill -CONT "${D_PID[a]}"
+wait_for 10 bash -c "(( \$(\"$VNETCTL\" -s '${D_SOCK[a]}' -t show interfaces | awk -F'\t' '\$1 == \"vm\" { print \$10 }') > $before ))" ||
+	fail "no capture drops counted after $sent datagrams into a stopped daemon: $(vctl a show interfaces)"
+drops=$(iface_field a vm capture_drops)
+say "$sent datagrams sent, $drops lost at capture"
+((drops < sent)) || fail "all $sent datagrams counted lost: the ring took none"
+wait_for 5 grep -q 'interface vm: the capture on cap0 is losing frames' "${D_LOG[a]}" ||
+	fail "no log line says that the capture lost frames"
+wait_for 10 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2 after the drops"
 pass
