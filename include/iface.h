@@ -101,6 +101,7 @@ struct iface {
 	unsigned int		 open_failures;	/* in a row, while down */
 	struct iothread		*io;		/* threads yes: the device's */
 	uint64_t		 drops_seen_ms;	/* last capture drop noticed */
+	int			 removing;	/* del-interface, not exit */
 };
 
 struct iface	*iface_find(struct vnetd *, const char *name);

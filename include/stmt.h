@@ -13,7 +13,8 @@
  *   control PATH
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
- *   interface NAME tap [DEV]                (also add-interface)
+ *   interface NAME tap [DEV [persist yes|no] [bridge BR]]
+ *                                           (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
  *       [up yes|no]
  *   del-interface NAME
@@ -231,6 +232,8 @@ struct stmt {
 	int			promisc;		/* interface pcap */
 	uint32_t		buffer;			/* interface pcap; 0: default */
 	int			up;			/* interface pcap */
+	int			persist;		/* interface tap */
+	char			bridge[STMT_DEV_MAX + 1];/* interface tap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */
 	unsigned int		lopts;

@@ -382,6 +382,7 @@ iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 	}
 	TAILQ_REMOVE(&d->ifaces, ifc, entry);
 	log_info("interface %s: removed", ifc->name);
+	ifc->removing = 1;
 	iface_free(ifc);
 	return 0;
 }

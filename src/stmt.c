@@ -81,7 +81,8 @@ static int	args_vcc(struct parser *, struct stmt *);
 #define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
 			"link NAME, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
-#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]] or " \
+			"NAME pcap DEV [promisc yes|no] " \
 			"[filter EXPR] [buffer BYTES] [up yes|no]"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
@@ -854,6 +855,8 @@ static int	parse_bytes(const char *, uint32_t *);
 #define IOPT_FILTER	0x02
 #define IOPT_BUFFER	0x04
 #define IOPT_UP		0x08
+#define IOPT_PERSIST	0x10
+#define IOPT_BRIDGE	0x20
 
 static const struct {
 	const char	*word;
@@ -865,6 +868,8 @@ static const struct {
 	{ "filter",	IOPT_FILTER,	STMT_IF_PCAP,	"a filter expression" },
 	{ "buffer",	IOPT_BUFFER,	STMT_IF_PCAP,	"BYTES" },
 	{ "up",		IOPT_UP,	STMT_IF_PCAP,	"yes or no" },
+	{ "persist",	IOPT_PERSIST,	STMT_IF_TAP,	"yes or no" },
+	{ "bridge",	IOPT_BRIDGE,	STMT_IF_TAP,	"a bridge device" },
 };
 
 /* The option words a type takes, for an error message. */
@@ -891,8 +896,10 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 	switch (opt) {
 	case IOPT_PROMISC:
 	case IOPT_UP:
+	case IOPT_PERSIST:
 		if (word_value(learn_words, nitems(learn_words), v->s,
-		    opt == IOPT_UP ? &st->up : &st->promisc) == -1)
+		    opt == IOPT_UP ? &st->up : opt == IOPT_PERSIST ?
+		    &st->persist : &st->promisc) == -1)
 			return fail(p, v->col, "invalid value '%s' "
 			    "(expected yes or no)", show(b, v->s));
 		return 0;
@@ -910,6 +917,12 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 			return fail(p, v->col, "filter too long (max %d "
 			    "characters)", STMT_FILTER_MAX);
 		memcpy(st->filter, v->s, len + 1);
+		return 0;
+	case IOPT_BRIDGE:
+		if (!stmt_valid_dev(v->s))
+			return fail(p, v->col, "invalid bridge name '%s'",
+			    show(b, v->s));
+		memcpy(st->bridge, v->s, strlen(v->s) + 1);
 		return 0;
 	}
 	return -1;
@@ -975,9 +988,7 @@ args_interface(struct parser *p, struct stmt *st)
 		return fail(p, t->col, "invalid device name '%s'",
 		    show(b, t->s));
 	memcpy(st->dev, t->s, strlen(t->s) + 1);
-	if (type == STMT_IF_PCAP)
-		return iface_options(p, st, 4);
-	return end(p, 4);
+	return iface_options(p, st, 4);
 }
 
 /*
@@ -1749,7 +1760,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	char		 filter[2 * STMT_FILTER_MAX + 3];
 	char		 allow[STMT_ALLOW_MAX * (STMT_CIDR_STRLEN + 1) + 8];
 	char		 queue[32];
-	const char	*kw, *w;
+	const char	*kw, *w, *dev;
 	int		 n;
 
 	if ((kw = stmt_keyword(st->kind, st->op)) == NULL)
@@ -1806,8 +1817,13 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 			    filter, sizeof(filter)) : "",
 			    format_size("buffer", st->buffer, queue,
 			    sizeof(queue)), st->up ? "" : " up no");
-		return snprintf(buf, len, "%s %s %s%s%s", kw, st->name, w,
-		    st->dev[0] != '\0' ? " " : "", st->dev);
+		/* Options come after a device: the name stands for it. */
+		dev = st->dev[0] != '\0' ? st->dev : st->persist ||
+		    st->bridge[0] != '\0' ? st->name : "";
+		return snprintf(buf, len, "%s %s %s%s%s%s%s%s", kw, st->name, w,
+		    dev[0] != '\0' ? " " : "", dev,
+		    st->persist ? " persist yes" : "",
+		    st->bridge[0] != '\0' ? " bridge " : "", st->bridge);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
@@ -2019,6 +2035,9 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		if (a->iftype != b->iftype ||
 		    strcmp(interface_dev(a), interface_dev(b)) != 0)
 			return 0;
+		if (a->iftype == STMT_IF_TAP)
+			return !a->persist == !b->persist &&
+			    strcmp(a->bridge, b->bridge) == 0;
 		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
 		    strcmp(a->filter, b->filter) == 0 &&
 		    a->buffer == b->buffer && !a->up == !b->up);

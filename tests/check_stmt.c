@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no]"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]] or NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no]"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -107,6 +107,11 @@ static const struct {
 	    "broadcast\"" },
 	{ "add-interface lan pcap br0 filter \"not ip\" promisc no",
 	    "interface lan pcap br0 promisc no filter \"not ip\"" },
+	{ "interface vm tap vnet0 persist yes bridge virbr0",
+	    "interface vm tap vnet0 persist yes bridge virbr0" },
+	{ "interface vm tap vm bridge br0 persist no",
+	    "interface vm tap vm bridge br0" },
+	{ "interface vm tap vm persist no", "interface vm tap vm" },
 	{ "interface lan pcap eth0 buffer 16m up no",
 	    "interface lan pcap eth0 buffer 16m up no" },
 	{ "interface lan pcap eth0 up yes buffer 1048576",
@@ -566,7 +571,16 @@ static const struct {
 	{ "interface g1 tap ..",	18,
 	    "interface: invalid device name '..'" },
 	{ "interface g1 tap \"\"", 18, "interface: invalid device name ''" },
-	{ "interface g1 tap t x",	20, "interface: unexpected 'x'" },
+	{ "interface g1 tap t x",	20,
+	    "interface: unexpected 'x' (expected persist, bridge)" },
+	{ "interface g1 tap t persist", 27,
+	    "interface: persist: expected yes or no" },
+	{ "interface g1 tap t bridge a/b", 27,
+	    "interface: invalid bridge name 'a/b'" },
+	{ "interface g1 tap t bridge b bridge c", 29,
+	    "interface: bridge given twice" },
+	{ "interface g1 tap t buffer 1m", 20,
+	    "interface: unexpected 'buffer' (expected persist, bridge)" },
 	{ "del-interface",		14, "del-interface: expected NAME" },
 	/* interface pcap. */
 	{ "interface lan pcap",		19, "interface: expected " IFACE_USAGE },
