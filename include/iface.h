@@ -72,6 +72,12 @@ struct iface_ops {
 	 * EAFNOSUPPORT (the kind of socket this one needs is missing).
 	 */
 	const struct iface_ops *fallback;
+	/*
+	 * Optional: made once when the interface is added, undone when it
+	 * goes (state that outlives each open device, in iface->backend).
+	 */
+	int		 (*attach)(struct iface *, char *err, size_t errlen);
+	void		 (*detach)(struct iface *);
 };
 
 struct iface_counters {
@@ -102,6 +108,7 @@ struct iface {
 	struct iothread		*io;		/* threads yes: the device's */
 	uint64_t		 drops_seen_ms;	/* last capture drop noticed */
 	int			 removing;	/* del-interface, not exit */
+	void			*backend;	/* attach()'s state */
 };
 
 struct iface	*iface_find(struct vnetd *, const char *name);
@@ -121,6 +128,8 @@ void		 iface_read_failed(struct iface *, int e);
 /* Frames the device refused (iothread writes included). */
 uint64_t	 iface_drops(const struct iface *);
 
+/* The backend knows its device is there now: open it if down. */
+void		 iface_dev_appeared(struct iface *);
 /* Capture drops so far (the backend's count brought up to date). */
 uint64_t	 iface_capture_drops(struct iface *);
 /* Sets IFF_UP on device dev (in vnetd's namespace); 0 or -1 (err). */
@@ -129,11 +138,27 @@ int		 iface_dev_up(const char *dev, char *err, size_t errlen);
 extern const struct iface_ops tap_ops;
 extern const struct iface_ops pcapif_ops;
 extern const struct iface_ops afpacket_ops;
+extern const struct iface_ops qemuif_ops;
 
 /* Checks a pcap filter expression; 0, or -1 with a message in err. */
 int		 pcapif_filter_check(const char *expr, char *err, size_t errlen);
 /* Compiles it and attaches it to socket fd (SO_ATTACH_FILTER). */
 int		 pcapif_filter_attach(int fd, const char *expr, char *err,
 		    size_t errlen);
+
+/*
+ * QEMU's stream framing (qemuif.c): each frame a 4-byte big-endian length
+ * (1..QEMUIF_FRAME_MAX, QEMU's own limit) and the frame.
+ */
+#define QEMUIF_HDR_LEN		4
+#define QEMUIF_FRAME_MAX	(4096 + 65536)
+
+/*
+ * Passes each whole frame in buf to cb and sets *used to the bytes they
+ * took (a partial frame at the end waits for more).  Returns the number of
+ * frames, or -1 for a length out of range (the stream is broken).  Pure.
+ */
+int		 qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
+		    void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 #endif

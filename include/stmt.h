@@ -17,6 +17,7 @@
  *                                           (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
  *       [up yes|no]
+ *   interface NAME qemu PATH                (PATH: at most 107 characters)
  *   del-interface NAME
  *   link NAME HOST:PORT [tls] [peer NODE] [queue BYTES] [LINKOPT...]
  *                                           (also add-link)
@@ -84,6 +85,7 @@
 #define STMT_CONGESTION_MAX 15	/* TCP_CA_NAME_MAX - 1 */
 #define STMT_HOST_MAX	255
 #define STMT_PATH_MAX	1023
+#define STMT_SUN_PATH_MAX 107	/* a Unix socket's path (interface qemu) */
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
 #define STMT_ERR_MAX	160
 #define STMT_FILTER_MAX	1023	/* a pcap filter expression */
@@ -126,6 +128,7 @@ enum stmt_op {
 enum stmt_iftype {
 	STMT_IF_TAP = 1,
 	STMT_IF_PCAP,
+	STMT_IF_QEMU,
 };
 
 enum stmt_show {
@@ -223,7 +226,8 @@ struct stmt {
 	char			dev[STMT_DEV_MAX + 1];	/* interface; "" = name */
 	enum stmt_iftype	iftype;
 	struct stmt_hostport	addr;			/* listen, link */
-	char			path[STMT_PATH_MAX + 1];/* control, save */
+	char			path[STMT_PATH_MAX + 1];/* control, save,
+							   interface qemu */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
 	int			flag;			/* learn */

@@ -277,7 +277,6 @@ static void
 iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
-	char		 err[256];
 
 	if (ifc->up) {
 		(void)iface_capture_drops(ifc);
@@ -287,6 +286,16 @@ iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
 		}
 		return;
 	}
+	iface_dev_appeared(ifc);
+}
+
+void
+iface_dev_appeared(struct iface *ifc)
+{
+	char	 err[256];
+
+	if (ifc->up)
+		return;
 	if (iface_open_dev(ifc, err, sizeof(err)) == -1) {
 		if (errno != ENODEV && ifc->open_failures++ == 0)
 			log_warnx("interface %s: %s; trying again every "
@@ -315,13 +324,15 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	ifc->d = d;
 	ifc->fd = -1;
 	ifc->type = st->iftype;
-	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops : &tap_ops;
+	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops :
+	    st->iftype == STMT_IF_QEMU ? &qemuif_ops : &tap_ops;
 	ifc->conf = *st;
 	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);
 	snprintf(ifc->dev, sizeof(ifc->dev), "%s", st->dev);
 	TAILQ_FOREACH(o, &d->ifaces, entry)
-		if (strcmp(iface_devname(o), iface_devname(ifc)) == 0) {
+		if (o->type != STMT_IF_QEMU && ifc->type != STMT_IF_QEMU &&
+		    strcmp(iface_devname(o), iface_devname(ifc)) == 0) {
 			snprintf(err, errlen, "interface %s: device %s is "
 			    "already used by interface %s", ifc->name,
 			    iface_devname(ifc), o->name);
@@ -343,6 +354,11 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			iface_free(ifc);
 			return -1;
 		}
+	}
+	if (ifc->ops->attach != NULL && ifc->ops->attach(ifc, err,
+	    errlen) == -1) {
+		iface_free(ifc);
+		return -1;
 	}
 	if (iface_open_dev(ifc, err, errlen) == -1) {
 		/* A device that is not there yet may come: wait for it. */
@@ -366,6 +382,8 @@ iface_free(struct iface *ifc)
 	if (ifc->ev_watch != NULL)
 		event_free(ifc->ev_watch);
 	iface_close_dev(ifc);
+	if (ifc->ops->detach != NULL)
+		ifc->ops->detach(ifc);
 	if (ifc->port != NULL)
 		fwd_port_unref(ifc->d->fwd, ifc->port);
 	free(ifc);

@@ -81,9 +81,9 @@ static int	args_vcc(struct parser *, struct stmt *);
 #define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
 			"link NAME, flows or vcc"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
-#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]] or " \
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], " \
 			"NAME pcap DEV [promisc yes|no] " \
-			"[filter EXPR] [buffer BYTES] [up yes|no]"
+			"[filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
 			"[target TIME] [interval TIME]] [congestion CC|default]"
@@ -181,6 +181,7 @@ static const struct word target_words[] = {
 static const struct word iftype_words[] = {
 	{ "tap",	STMT_IF_TAP },
 	{ "pcap",	STMT_IF_PCAP },
+	{ "qemu",	STMT_IF_QEMU },
 };
 
 static const struct word learn_words[] = {
@@ -973,9 +974,18 @@ args_interface(struct parser *p, struct stmt *st)
 	if ((t = arg(p, 2)) == NULL)
 		return -1;
 	if (word_value(iftype_words, nitems(iftype_words), t->s, &type) == -1)
-		return fail(p, t->col, "unknown type '%s' (expected tap or "
-		    "pcap)", show(b, t->s));
+		return fail(p, t->col, "unknown type '%s' (expected tap, "
+		    "pcap or qemu)", show(b, t->s));
 	st->iftype = type;
+	/* QEMU connects to a Unix socket: sun_path's room, less the NUL. */
+	if (type == STMT_IF_QEMU) {
+		if (path_arg(p, 3, st->path) == -1)
+			return -1;
+		if (strlen(st->path) > STMT_SUN_PATH_MAX)
+			return fail(p, p->tok[3].col, "path too long for a "
+			    "socket (max %d characters)", STMT_SUN_PATH_MAX);
+		return end(p, 4);
+	}
 	if (type == STMT_IF_PCAP)
 		st->promisc = st->up = 1;
 	/* A pcap interface attaches to a device that exists: it must be named. */
@@ -1817,6 +1827,9 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 			    filter, sizeof(filter)) : "",
 			    format_size("buffer", st->buffer, queue,
 			    sizeof(queue)), st->up ? "" : " up no");
+		if (st->iftype == STMT_IF_QEMU)
+			return snprintf(buf, len, "%s %s %s %s", kw, st->name,
+			    w, quote_path(st->path, path, sizeof(path)));
 		/* Options come after a device: the name stands for it. */
 		dev = st->dev[0] != '\0' ? st->dev : st->persist ||
 		    st->bridge[0] != '\0' ? st->name : "";
@@ -2035,6 +2048,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		if (a->iftype != b->iftype ||
 		    strcmp(interface_dev(a), interface_dev(b)) != 0)
 			return 0;
+		if (a->iftype == STMT_IF_QEMU)
+			return strcmp(a->path, b->path) == 0;
 		if (a->iftype == STMT_IF_TAP)
 			return !a->persist == !b->persist &&
 			    strcmp(a->bridge, b->bridge) == 0;

@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]] or NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no]"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -107,6 +107,10 @@ static const struct {
 	    "broadcast\"" },
 	{ "add-interface lan pcap br0 filter \"not ip\" promisc no",
 	    "interface lan pcap br0 promisc no filter \"not ip\"" },
+	{ "interface vm qemu /run/vnetd/vm.sock",
+	    "interface vm qemu /run/vnetd/vm.sock" },
+	{ "add-interface vm qemu \"/run/vm 1.sock\"",
+	    "interface vm qemu \"/run/vm 1.sock\"" },
 	{ "interface vm tap vnet0 persist yes bridge virbr0",
 	    "interface vm tap vnet0 persist yes bridge virbr0" },
 	{ "interface vm tap vm bridge br0 persist no",
@@ -560,9 +564,9 @@ static const struct {
 	    "add-interface: expected " IFACE_USAGE },
 	{ "interface -g tap",		11, "interface: invalid name '-g'" },
 	{ "interface g1 foo",		14,
-	    "interface: unknown type 'foo' (expected tap or pcap)" },
+	    "interface: unknown type 'foo' (expected tap, pcap or qemu)" },
 	{ "interface g1 TAP",		14,
-	    "interface: unknown type 'TAP' (expected tap or pcap)" },
+	    "interface: unknown type 'TAP' (expected tap, pcap or qemu)" },
 	{ "interface g1 tap 0123456789abcdef", 18,
 	    "interface: invalid device name '0123456789abcdef'" },
 	{ "interface g1 tap a/b",	18,
@@ -573,6 +577,12 @@ static const struct {
 	{ "interface g1 tap \"\"", 18, "interface: invalid device name ''" },
 	{ "interface g1 tap t x",	20,
 	    "interface: unexpected 'x' (expected persist, bridge)" },
+	{ "interface vm qemu",		18, "interface: expected " IFACE_USAGE },
+	{ "interface vm qemu vm.sock",	19,
+	    "interface: path 'vm.sock' is not absolute" },
+	{ "interface vm qemu /a/b x",	24, "interface: unexpected 'x'" },
+	{ "interface vm qemu /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 19,
+	    "interface: path too long for a socket (max 107 characters)" },
 	{ "interface g1 tap t persist", 27,
 	    "interface: persist: expected yes or no" },
 	{ "interface g1 tap t bridge a/b", 27,
