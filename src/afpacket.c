@@ -315,10 +315,9 @@ afpacket_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 {
 	struct afpacket			*ap = ifc->softc;
 	struct tpacket_block_desc	*bd;
-	int				 n = 0;
+	socklen_t			 sl = sizeof(int);
+	int				 n = 0, e = 0;
 
-	(void)err;
-	(void)errlen;
 	ap->now_ms = vnetd_now_ms();
 	while (n < max) {
 		bd = (struct tpacket_block_desc *)(ap->ring +
@@ -330,6 +329,15 @@ afpacket_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 		__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL,
 		    __ATOMIC_RELEASE);
 		ap->cur = (ap->cur + 1) % ap->nblocks;
+	}
+	/*
+	 * Woken with nothing to read: the socket has an error pending (its
+	 * device went away), which would wake the loop again and again.
+	 */
+	if (n == 0 && getsockopt(ap->fd, SOL_SOCKET, SO_ERROR, &e, &sl) == 0 &&
+	    e != 0) {
+		snprintf(err, errlen, "%s", strerror(e));
+		return -1;
 	}
 	return n;
 }
