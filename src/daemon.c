@@ -725,7 +725,6 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\n", ifc->name, ifc->ops->type,
-		    ifc->type == STMT_IF_QEMU ? ifc->conf.path :
 		    iface_devname(ifc), ifc->up ? "up" : "down",
 		    (unsigned long long)ifc->c.frames_in,
 		    (unsigned long long)ifc->c.bytes_in,

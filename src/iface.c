@@ -80,9 +80,12 @@ iface_capture_drops(struct iface *ifc)
 	return ifc->c.capture_drops;
 }
 
+/* What the interface is attached to, as logs and show name it. */
 const char *
 iface_devname(const struct iface *ifc)
 {
+	if (ifc->type == STMT_IF_QEMU)
+		return ifc->conf.path;
 	return ifc->dev[0] != '\0' ? ifc->dev : ifc->name;
 }
 
@@ -171,7 +174,7 @@ iface_down(struct iface *ifc, const char *why)
 void
 iface_read_failed(struct iface *ifc, int e)
 {
-	char	 why[320];
+	char	 why[STMT_PATH_MAX + 320];
 
 	ifc->c.read_errors++;
 	snprintf(why, sizeof(why), "read from %s: %s", iface_devname(ifc),
@@ -191,7 +194,7 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
 	struct vnetd	*d = ifc->d;
-	char		 err[256], why[320];
+	char		 err[256], why[STMT_PATH_MAX + 320];
 	ssize_t		 n;
 	int		 i;
 
@@ -199,7 +202,8 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 		if (ifc->ops->dispatch(ifc, IFACE_READ_BATCH, err,
 		    sizeof(err)) == -1) {
 			ifc->c.read_errors++;
-			snprintf(why, sizeof(why), "capture on %s failed: %s",
+			snprintf(why, sizeof(why), "%s on %s failed: %s",
+			    ifc->type == STMT_IF_QEMU ? "connection" : "capture",
 			    iface_devname(ifc), err);
 			iface_down(ifc, why);
 		}
