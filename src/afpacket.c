@@ -245,8 +245,13 @@ afpacket_frame(struct iface *ifc, const struct tpacket3_hdr *h,
 		ifc->c.read_errors++;
 		return;
 	}
-	/* Too long for a link: a link must not carry part of a frame. */
-	if (h->tp_snaplen < h->tp_len || len < ETHER_HDR_LEN) {
+	/*
+	 * Too long for a link (a device set to make super-frames beyond
+	 * 64 KiB, or cut short by the ring): a link must not carry part of
+	 * a frame.
+	 */
+	if (h->tp_snaplen < h->tp_len || len < ETHER_HDR_LEN ||
+	    len > WIRE_FRAME_MAX) {
 		ifc->c.drops++;
 		return;
 	}
