@@ -9,6 +9,8 @@
 #   - TCP and UDP work both ways between guests 1 and 2, with no checksum
 #     errors at either guest: the capture knows which frames are partial;
 #   - guest 1's TCP data crosses the link a -> b as super-frames, whole;
+#   - an 802.1Q tag, which the kernel hands over beside the frame, is put
+#     back in;
 #   - towards c, which takes none, a cuts them (gso_cut) and TCP works;
 #   - `up yes` (the default) brings a captured device up, `up no` not;
 #   - frames the capture's ring had no room for (the daemon stopped while
@@ -110,6 +112,41 @@ say "link a -> b: $bytes bytes in $f frames"
 ((bytes / f > 3000)) || fail "frames from the captured veth averaged $((bytes / f)) bytes: no super-frames crossed whole"
 cut=$(stat_value a gso_cut)
 ((cut == 0)) || fail "a cut $cut super-frames for a peer that takes them"
+
+say "an 802.1Q-tagged frame keeps its tag (the kernel hands it over aside)"
+# Guest 2 listens on vtap0 for a frame of ether type 0x88b5 on VLAN 5 (the
+# kernel gives the tag beside the frame: PACKET_AUXDATA); guest 1 sends it.
+in_guest g2 python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind(("vtap0", 0))
+s.setsockopt(263, 8, 1)                 # SOL_PACKET, PACKET_AUXDATA
+s.settimeout(10)
+open(sys.argv[1], "w").close()
+while True:
+    data, anc, _, _ = s.recvmsg(65536, 1024)
+    if b"vnet-vlan-test" not in data:
+        continue
+    for level, kind, aux in anc:
+        if level == 263 and kind == 8:
+            status, _, _, _, _, tci = struct.unpack("IIIHHH", aux[:18])
+            sys.exit(0 if status & 16 and tci & 0xfff == 5 else 3)
+    sys.exit(4)' "$TMPD/vlan.ready" &
+vlan_pid=$!
+EXTRA_PIDS+=("$vlan_pid")
+wait_for 10 test -e "$TMPD/vlan.ready" || fail "the VLAN listener in guest 2 did not start"
+in_guest g1 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+dst = bytes.fromhex(sys.argv[1].replace(":", ""))
+src = bytes.fromhex(sys.argv[2].replace(":", ""))
+for _ in range(5):
+    s.send(dst + src + b"\x81\x00\x00\x05\x88\xb5" + b"vnet-vlan-test" + bytes(40))' \
+	"$(guest_mac 2)" "$(guest_mac 1)" || fail "guest 1 could not send a tagged frame"
+rc=0
+wait "$vlan_pid" || rc=$?
+((rc == 0)) || fail "guest 2 did not get the frame tagged with VLAN 5 (listener exit $rc)"
 
 say "towards a peer with offload no, super-frames are cut"
 iperf_server g3
