@@ -42,12 +42,15 @@
 #define QEMUIF_OUT_MAX		(1024 * 1024)
 #define QEMUIF_IN_MAX		(QEMUIF_HDR_LEN + QEMUIF_FRAME_MAX)
 #define QEMUIF_SOCK_MODE	0660
+#define QEMUIF_LOG_MS		10000	/* refusals logged at most this often */
 
 /* Lives as long as the interface: the socket QEMU connects to. */
 struct qemuif_listener {
 	int		 fd;
 	struct event	*ev;
 	struct iface	*ifc;
+	uint64_t	 refused_ms;	/* last refusal logged */
+	uint64_t	 refused;	/* since then, not logged */
 };
 
 /* One connection of a QEMU. */
@@ -252,6 +255,7 @@ static void
 qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct qemuif_listener	*l = arg;
+	uint64_t		 now;
 	int			 s;
 
 	(void)ev;
@@ -259,11 +263,20 @@ qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 		iface_dev_appeared(l->ifc);
 		return;
 	}
-	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) != -1) {
-		log_warnx("interface %s: a second connection to %s refused: "
-		    "a VM is connected", l->ifc->name, qemuif_path(l->ifc));
-		close(s);
+	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		return;
+	close(s);
+	/* Whoever can reach the socket could fill the log: once in a while. */
+	now = vnetd_now_ms();
+	if (l->refused_ms != 0 && now - l->refused_ms < QEMUIF_LOG_MS) {
+		l->refused++;
+		return;
 	}
+	log_warnx("interface %s: a second connection to %s refused: a VM is "
+	    "connected (%llu more refused unlogged)", l->ifc->name,
+	    qemuif_path(l->ifc), (unsigned long long)l->refused);
+	l->refused_ms = now;
+	l->refused = 0;
 }
 
 /*

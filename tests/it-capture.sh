@@ -88,6 +88,7 @@ csum_errors() {
 # iperf GUEST_FROM GUEST_TO [-R]: 2 s of TCP; fails unless it completes.
 iperf() {
 	local out
+	# shellcheck disable=SC2086 # ${3:-}: no word, or -R
 	out=$(in_guest "$1" iperf3 -c "$(guest_ip "${2#g}")" -t 2 -f m ${3:-} 2>&1) ||
 		fail "iperf3 $1 -> $2 ${3:-} failed: $out"
 	grep -q receiver <<<"$out" || fail "iperf3 $1 -> $2 gave no result: $out"

@@ -42,6 +42,9 @@ iface_state() { [[ $(iface_field h vm state) == "$1" ]]; }
 # relay_start: the "VM" connects; its NIC qeth0 gets guest 1's address.
 RELAY_PID=""
 relay_start() {
+	# The last relay's device goes with it, not at once.
+	wait_for 5 bash -c "! ip -n '${G_NS[g1]}' link show qeth0" ||
+		fail "qeth0 of the last relay is still there"
 	ip netns exec "${G_NS[g1]}" python3 "$RELAY" relay "$SOCK" qeth0 >"$TMPD/relay.out" 2>&1 &
 	RELAY_PID=$!
 	EXTRA_PIDS+=("$RELAY_PID")

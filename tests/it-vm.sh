@@ -105,6 +105,7 @@ vm_boot() {
 	D_LOG[vm$i-qemu]=$TMPD/vm$i.qemu
 }
 
+# shellcheck disable=SC2317 # called through wait_for
 vm_ready() { grep -q 'init: ready' "$TMPD/vm$1.console" 2>/dev/null; }
 
 # boot_both ACCEL...: both VMs, in parallel; fails unless both are ready
@@ -145,6 +146,7 @@ vm 2 10 "iperf3 -s -D && dnsmasq --conf-file=/dev/null --no-resolv --no-hosts --
 # tcp_counters I: "RETRANS PROBES OFO" of VM I: segments retransmitted,
 # tail loss probes among them (sent when an ACK is late, which the
 # emulated VMs' timers make common), and segments that arrived after a gap.
+# shellcheck disable=SC2016 # awk's fields, expanded in the VM
 TCP_COUNTERS='awk '"'"'/^Tcp:/ { if (t++) r = $13 } /^TcpExt:/ { if (e++) { for (i = 2; i <= NF; i++) v[h[i]] = $i } else for (i = 2; i <= NF; i++) h[i] = $i } END { print r + 0, v["TCPLossProbes"] + 0, v["TCPOFOQueue"] + 0 }'"'"' /proc/net/snmp /proc/net/netstat'
 tcp_counters() { vm "$1" 5 "$TCP_COUNTERS"; }
 
