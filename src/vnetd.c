@@ -46,34 +46,37 @@ static int
 check_system(const struct config *cf)
 {
 	struct vnetd	 d;
-	const struct config_line *cl;
+	const struct stmt *st;
+	struct stmt	 tmp;
 	char		 err[512];
-	int		 errors = 0, tls_line = 0;
+	int		 errors = 0, tls_line = 0, line;
 	size_t		 i;
 
 	if (vnetd_init(&d) == -1) {
 		fprintf(stderr, "vnetd: initialising: %s\n", strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < cf->n; i++) {
-		cl = &cf->lines[i];
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		line = cf->lines.v[i].line;
 		/*
 		 * What the kernel lets a link use; unless run as root, a
 		 * refusal may only be ours (the daemon has CAP_NET_ADMIN).
 		 */
-		if ((cl->st.lopts & STMT_LOPT_CONGESTION) &&
-		    link_congestion_check(cl->st.congestion, err,
+		if ((st->lopts & STMT_LOPT_CONGESTION) &&
+		    link_congestion_check(st->congestion, err,
 		    sizeof(err)) == -1 && (errno != EPERM || geteuid() == 0)) {
 			fprintf(stderr, "%s:%d: link %s: %s\n", cf->file,
-			    cl->line, cl->st.name, err);
+			    line, st->name, err);
 			errors++;
 		}
-		if (config_stmt_order(&cl->st) != 0)
+		if (config_stmt_order(st) != 0)
 			continue;
-		if (cl->st.kind == STMT_TLS_CERT)
-			tls_line = cl->line;
-		if (vnetd_apply(&d, &cl->st, 0, err, sizeof(err)) == -1) {
-			fprintf(stderr, "%s:%d: %s\n", cf->file, cl->line, err);
+		if (st->kind == STMT_TLS_CERT)
+			tls_line = line;
+		if (vnetd_apply(&d, st, 0, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s:%d: %s\n", cf->file, line, err);
 			errors++;
 		}
 	}
@@ -92,8 +95,8 @@ check_system(const struct config *cf)
 static int
 cmp_order(const void *a, const void *b)
 {
-	const struct config_line *x = a, *y = b;
-	int	 ox = config_stmt_order(&x->st), oy = config_stmt_order(&y->st);
+	const struct stmt_item *x = a, *y = b;
+	int	 ox = config_kind_order(x->kind), oy = config_kind_order(y->kind);
 
 	if (ox != oy)
 		return ox - oy;
@@ -171,6 +174,7 @@ main(int argc, char **argv)
 {
 	struct vnetd	 d;
 	struct config	 cf;
+	struct stmt	 tmp;
 	const char	*conffile = VNETD_CONF, *sock = NULL, *pidfile = NULL;
 	char		 err[512], c = 'r';
 	int		 ch, foreground = 0, check = 0, verbose = 0, ready = -1;
@@ -225,10 +229,12 @@ main(int argc, char **argv)
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
-	qsort(cf.lines, cf.n, sizeof(cf.lines[0]), cmp_order);
-	for (i = 0; i < cf.n; i++)
-		if (vnetd_apply(&d, &cf.lines[i].st, 0, err, sizeof(err)) == -1)
-			fatalx("%s:%d: %s", cf.file, cf.lines[i].line, err);
+	qsort(cf.lines.v, cf.lines.n, sizeof(cf.lines.v[0]), cmp_order);
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf.lines.n; i++)
+		if (vnetd_apply(&d, stmt_vec_get(&cf.lines, i, &tmp), 0, err,
+		    sizeof(err)) == -1)
+			fatalx("%s:%d: %s", cf.file, cf.lines.v[i].line, err);
 	config_clear(&cf);
 	/* Reload reads it again after the daemon has changed directory. */
 	if (realpath(conffile, d.config_file) == NULL)
