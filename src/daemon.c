@@ -774,16 +774,17 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 	struct iface	*ifc;
 
 	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops");
+	    "frames_out\tbytes_out\tdrops\tcapture_drops");
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\n", ifc->name, ifc->ops->type,
+		    "%llu\t%llu\t%llu\n", ifc->name, ifc->ops->type,
 		    iface_devname(ifc), ifc->up ? "up" : "down",
 		    (unsigned long long)ifc->c.frames_in,
 		    (unsigned long long)ifc->c.bytes_in,
 		    (unsigned long long)ifc->c.frames_out,
 		    (unsigned long long)ifc->c.bytes_out,
-		    (unsigned long long)iface_drops(ifc));
+		    (unsigned long long)iface_drops(ifc),
+		    (unsigned long long)iface_capture_drops(ifc));
 }
 
 static void
