@@ -15,6 +15,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "paths.h"
 #include "reload.h"
 #include "sched.h"
 #include "stmt.h"

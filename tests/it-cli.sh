@@ -1,0 +1,127 @@
+#!/bin/bash
+#
+# What a person meets first: help and version on every program, the verb's
+# usage on a syntax error, connection errors that say what to try, a
+# missing socket directory named with the fix, OpenSSL's errors as
+# sentences on the right line, and start-up warnings on the terminal of a
+# daemon that detaches.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_binaries
+
+# expect WHAT RC PATTERN CMD...: CMD exits RC and its output (both streams)
+# contains PATTERN (a fixed string).
+expect() {
+	local what=$1 want_rc=$2 pat=$3 rc=0 out
+	shift 3
+	out=$("$@" 2>&1) || rc=$?
+	((rc == want_rc)) || fail "$what: exit $rc, not $want_rc: $out"
+	[[ $out == *"$pat"* ]] || fail "$what: no '$pat' in: $out"
+}
+
+say "help and version"
+VER=$(sed -n 's/^AC_INIT(\[vnet\], \[\([^]]*\)\].*/\1/p' "$LIB_DIR/../configure.ac")
+[[ -n $VER ]] || fail "no version in configure.ac"
+for p in "$VNETD" "$VNETCTL" "$VNET_CA"; do
+	for o in -V --version; do
+		expect "$(basename "$p") $o" 0 "$(basename "$p") $VER" "$p" "$o"
+	done
+	for o in -h --help; do
+		expect "$(basename "$p") $o" 0 "usage: " "$p" "$o"
+	done
+done
+expect "vnetctl without a verb" 1 "usage: vnetctl" "$VNETCTL"
+expect "vnetctl --bogus" 1 "usage: vnetctl" "$VNETCTL" --bogus
+expect "vnetctl help" 0 "add-route" "$VNETCTL" help
+expect "vnetctl help" 0 "show the running state" "$VNETCTL" help
+expect "vnetctl help add-route" 0 "usage: vnetctl add-route SRC DST link|interface NAME" \
+	"$VNETCTL" help add-route
+expect "vnetctl help route" 0 "usage: vnetctl add-route" "$VNETCTL" help route
+expect "vnetctl help reload" 0 "usage: vnetctl reload [-n]" "$VNETCTL" help reload
+expect "vnetctl help nope" 1 "unknown verb 'nope'" "$VNETCTL" help nope
+out=$("$VNETCTL" help 2>&1)
+while read -r verb _; do
+	[[ $verb == usage: || -z $verb || $verb == \"vnetctl ]] && continue
+	"$VNETCTL" help "$verb" >/dev/null || fail "vnetctl help lists $verb, but help $verb fails"
+done <<<"$out"
+
+say "syntax errors: the message and the verb's usage, without a daemon"
+NOSOCK=$TMPD/none.sock
+expect "add-route without DST" 1 "invalid MAC address 'link'" \
+	"$VNETCTL" -s "$NOSOCK" add-route 02:00:00:00:00:09 link host2
+expect "add-route without DST" 1 "usage: vnetctl add-route SRC DST link|interface NAME" \
+	"$VNETCTL" -s "$NOSOCK" add-route 02:00:00:00:00:09 link host2
+expect "add-link without address" 1 "usage: vnetctl add-link NAME HOST:PORT" \
+	"$VNETCTL" -s "$NOSOCK" add-link host2
+expect "learn maybe" 1 "usage: vnetctl learn yes|no" "$VNETCTL" -s "$NOSOCK" learn maybe
+expect "show nothing" 1 "usage: vnetctl show links" "$VNETCTL" -s "$NOSOCK" show nothing
+expect "unknown verb" 1 "unknown verb 'frobnicate'" "$VNETCTL" -s "$NOSOCK" frobnicate
+
+say "connection errors say what to try"
+expect "no socket" 1 "cannot connect to $NOSOCK: No such file or directory: is vnetd running?" \
+	"$VNETCTL" -s "$NOSOCK" show links
+expect "no socket" 1 "name it with -s" "$VNETCTL" -s "$NOSOCK" show links
+STALE=$TMPD/stale.sock
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$STALE"
+expect "stale socket" 1 "Connection refused: is vnetd running?" "$VNETCTL" -s "$STALE" show links
+: >"$TMPD/plain"
+expect "not a socket" 1 "is vnetd running?" "$VNETCTL" -s "$TMPD/plain" show links
+
+say "a missing socket directory is named, with the fix"
+CONF=$TMPD/one.conf
+printf 'node one\nnetwork cli\n' >"$CONF"
+expect "vnetd in a missing directory" 1 \
+	"control socket $TMPD/no/such/vnetd.sock: the directory $TMPD/no/such does not exist: create it (mkdir -p $TMPD/no/such) or choose another socket with -s" \
+	"$VNETD" -F -f "$CONF" -s "$TMPD/no/such/vnetd.sock"
+
+say "a garbage key file: a sentence, on the tls-key line"
+ca_init
+cert_issue one
+head -c 300 /dev/urandom | base64 >"$TMPD/garbage.key"
+cat >"$TMPD/tls.conf" <<CONF
+node one
+network cli
+tls-cert $CA_DIR/one.crt
+tls-ca $CA_DIR/ca.crt
+tls-key $TMPD/garbage.key
+CONF
+expect "vnetd -n, garbage key" 1 \
+	"$TMPD/tls.conf:5: tls-key $TMPD/garbage.key: not in PEM format: no '-----BEGIN ...-----' line found in it" \
+	"$VNETD" -n -f "$TMPD/tls.conf"
+expect "vnetd, garbage key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/garbage.key: not in PEM format" \
+	"$VNETD" -F -f "$TMPD/tls.conf" -s "$TMPD/g.sock"
+sed -n '1p;$p' "$CA_DIR/one.key" >"$TMPD/cut.key"
+sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
+expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
+	"$VNETD" -n -f "$TMPD/tls.conf"
+
+require_root
+say "a wrong tls-ca: the warning reaches the terminal before vnetd detaches"
+OTHER=$TMPD/otherca
+ca_init "$OTHER"
+mkns solo
+cat >"$TMPD/wrongca.conf" <<CONF
+node one
+network cli
+tls-cert $CA_DIR/one.crt
+tls-key $CA_DIR/one.key
+tls-ca $OTHER/ca.crt
+CONF
+rc=0
+out=$(ip netns exec "$(ns solo)" "$VNETD" -f "$TMPD/wrongca.conf" -s "$TMPD/d.sock" \
+	-p "$TMPD/d.pid" 2>&1) || rc=$?
+DPID=$(cat "$TMPD/d.pid" 2>/dev/null || true)
+[[ -n $DPID ]] && EXTRA_PIDS+=("$DPID")
+((rc == 0)) || fail "vnetd with a wrong tls-ca did not start (exit $rc): $out"
+[[ $out == *"$TMPD/wrongca.conf:3: warning: tls-cert $CA_DIR/one.crt: not valid under tls-ca $OTHER/ca.crt"* ]] ||
+	fail "the daemon's start printed no warning about its tls-ca: '$out'"
+"$VNETCTL" -s "$TMPD/d.sock" show stats >/dev/null || fail "the detached vnetd does not answer"
+
+say "permission: the hint names root and the control group"
+chmod 755 "$TMPD"
+expect "as nobody" 1 "needs root or membership of the \`control-group\`" \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$VNETCTL" -s "$TMPD/d.sock" show links
+kill -TERM "$DPID"
+wait_for 10 proc_gone "$DPID" || fail "the detached vnetd did not stop"
+pass
