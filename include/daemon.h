@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link.h"
 #include "sched.h"
 #include "stmt.h"
 
@@ -91,6 +92,7 @@ struct vnetd {
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
+	struct link_refusals	 refused;	/* the peers refused lately */
 
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];

@@ -59,4 +59,14 @@ int	 reload_run(struct vnetd *,
 	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
 	    char *err, size_t errlen);
 
+/*
+ * reload -n: the changes reload_run() would apply now, passed to emit as
+ * it would (is_error 0: a change; 1: an error of the file), applied to
+ * nothing and logged nowhere.  *nchanges: how many.  Returns 0, or -1
+ * with a summary in err when reload would refuse the file.
+ */
+int	 reload_preview(struct vnetd *,
+	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
+	    size_t *nchanges, char *err, size_t errlen);
+
 #endif

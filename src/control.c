@@ -66,6 +66,7 @@ control_request(struct control_conn *cc, const char *line)
 	struct stmt		 st;
 	struct stmt_error	 perr;
 	char			 err[512];
+	size_t			 n;
 	int			 r;
 
 	r = stmt_parse(line, &st, &perr);
@@ -91,9 +92,10 @@ control_request(struct control_conn *cc, const char *line)
 	}
 	if (st.kind == STMT_RELOAD || st.kind == STMT_SAVE) {
 		log_info("control: %s", line);
-		r = st.kind == STMT_RELOAD ?
-		    reload_run(d, reload_emit, out, err, sizeof(err)) :
-		    vnetd_save(d, st.path, err, sizeof(err));
+		r = st.kind == STMT_SAVE ?
+		    vnetd_save(d, st.path, err, sizeof(err)) : st.flag ?
+		    reload_preview(d, reload_emit, out, &n, err, sizeof(err)) :
+		    reload_run(d, reload_emit, out, err, sizeof(err));
 		if (r == -1) {
 			log_warnx("control: %s", err);
 			reply_error(out, err);

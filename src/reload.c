@@ -583,3 +583,72 @@ reload_run(struct vnetd *d, void (*emit)(int, const char *, void *),
 	config_clear(&cf);
 	return ret;
 }
+
+struct reload_preview {
+	void		(*emit)(int, const char *, void *);
+	void		 *arg;
+	int		  errors;
+};
+
+static void
+preview_error(const char *msg, void *arg)
+{
+	struct reload_preview *pv = arg;
+
+	pv->errors++;
+	if (pv->emit != NULL)
+		pv->emit(1, msg, pv->arg);
+}
+
+int
+reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
+    void *arg, size_t *nchanges, char *err, size_t errlen)
+{
+	struct reload_preview	 pv = { emit, arg, 0 };
+	struct config		 cf;
+	struct stmt_list	 old, new;
+	struct reload_plan	 pl;
+	char			 line[STMT_LINE_MAX], e[256];
+	size_t			 i;
+	int			 nerr, ret = -1;
+
+	memset(&old, 0, sizeof(old));
+	memset(&new, 0, sizeof(new));
+	memset(&pl, 0, sizeof(pl));
+	*nchanges = 0;
+	if ((nerr = config_load(d->config_file, &cf, preview_error,
+	    &pv)) != 0) {
+		if (nerr == -1)
+			snprintf(err, errlen, "reload -n: cannot read %s",
+			    d->config_file);
+		else
+			snprintf(err, errlen, "reload -n: %d error%s in %s: "
+			    "reload would change nothing", nerr,
+			    nerr == 1 ? "" : "s", d->config_file);
+		goto done;
+	}
+	vnetd_config(d, list_add_cb, &old);
+	if (old.oom || reload_effective(d, &cf, &new) == -1) {
+		snprintf(err, errlen, "reload -n: out of memory");
+		goto done;
+	}
+	if (reload_diff(old.st, old.n, new.st, new.n, &pl, e,
+	    sizeof(e)) == -1) {
+		snprintf(err, errlen, "reload -n: %s: reload would change "
+		    "nothing", e);
+		goto done;
+	}
+	for (i = 0; i < pl.n; i++) {
+		stmt_print(&pl.st[i], line, sizeof(line));
+		if (emit != NULL)
+			emit(0, line, arg);
+	}
+	*nchanges = pl.n;
+	ret = 0;
+ done:
+	reload_plan_clear(&pl);
+	free(old.st);
+	free(new.st);
+	config_clear(&cf);
+	return ret;
+}

@@ -263,7 +263,7 @@ vctl() {
 # found by its name in the table's header line.
 link_field() {
 	local d=$1 link=$2 col=$3
-	vctl "$d" show links | awk -v n="$link" -v c="$col" '
+	vctl "$d" show links all | awk -v n="$link" -v c="$col" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
 		$1 == n && idx { print $idx; found = 1; exit }
 		END { exit !found }'
@@ -291,7 +291,7 @@ links_sum() {
 	frames_in) idx=5 ;; bytes_in) idx=6 ;; frames_out) idx=7 ;;
 	bytes_out) idx=8 ;; drops) idx=9 ;; *) fail "links_sum: no column '$col'" ;;
 	esac
-	vctl "$1" -t show links | awk -F'\t' -v i="$idx" '{ s += $i } END { print s + 0 }'
+	vctl "$1" -t show links all | awk -F'\t' -v i="$idx" '{ s += $i } END { print s + 0 }'
 }
 
 # stat_value DAEMON NAME: one row of `show stats`.
