@@ -109,6 +109,8 @@ control_request(struct control_conn *cc, const char *line)
 		return;
 	}
 	log_info("control: %s", line);
+	if (vnetd_route_warning(d, &st, err, sizeof(err)) != NULL)
+		evbuffer_add_printf(out, "%%message warning: %s\n", err);
 	evbuffer_add_printf(out, "%%end\n");
 }
 

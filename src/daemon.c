@@ -1011,6 +1011,26 @@ vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
 	return link_show(d, name, out, err, errlen);
 }
 
+const char *
+vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
+    size_t len)
+{
+	if (st->kind != STMT_ROUTE || st->op != STMT_OP_SET ||
+	    st->target != TARGET_LINK)
+		return NULL;
+	if (strcmp(st->name, d->node) == 0)
+		snprintf(buf, len, "link %s is this node's own name: no peer "
+		    "can bring it, the route is never used", st->name);
+	else if (link_find(d, st->name) == NULL &&
+	    TAILQ_EMPTY(&d->listeners))
+		snprintf(buf, len, "there is no link %s, and without a "
+		    "listener no peer can bring one: the route is unused "
+		    "until add-link %s", st->name, st->name);
+	else
+		return NULL;
+	return buf;
+}
+
 /*
  * After show config, a note (to standard error, not into the
  * configuration) when the running state is not the file's: reload would

@@ -185,6 +185,54 @@ check_system(const struct config *cf)
 	return errors;
 }
 
+/*
+ * Routes to links that no statement makes and no peer can bring: a
+ * misspelt name, or a node without a listener.  Warned, not refused: the
+ * link may be added at run time.
+ */
+static void
+check_routes(const struct config *cf, void (*warnf)(const char *, void *))
+{
+	const struct stmt *st;
+	char		 node[STMT_NAME_MAX + 1], msg[STMT_PATH_MAX + 256];
+	int		 listens = 0;
+	size_t		 i, j;
+
+	vnetd_default_node(node, sizeof(node));
+	for (i = 0; i < cf->n; i++) {
+		st = &cf->lines[i].st;
+		if (st->kind == STMT_LISTEN && st->op == STMT_OP_SET)
+			listens = 1;
+		if (st->kind == STMT_NODE)
+			snprintf(node, sizeof(node), "%s", st->name);
+	}
+	for (i = 0; i < cf->n; i++) {
+		st = &cf->lines[i].st;
+		if (st->kind != STMT_ROUTE || st->op != STMT_OP_SET ||
+		    st->target != TARGET_LINK)
+			continue;
+		for (j = 0; j < cf->n; j++)
+			if (cf->lines[j].st.kind == STMT_LINK &&
+			    cf->lines[j].st.op == STMT_OP_SET &&
+			    strcmp(cf->lines[j].st.name, st->name) == 0)
+				break;
+		if (strcmp(st->name, node) == 0)
+			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
+			    "link %s, this node's own name: no peer can bring "
+			    "it, the route is never used", cf->file,
+			    cf->lines[i].line, st->name);
+		else if (j == cf->n && !listens)
+			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
+			    "link %s, which no link statement makes and, "
+			    "without a listener, no peer can bring: a "
+			    "misspelling?", cf->file, cf->lines[i].line,
+			    st->name);
+		else
+			continue;
+		warnf(msg, NULL);
+	}
+}
+
 static int
 cmp_order(const void *a, const void *b)
 {
@@ -323,6 +371,7 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		config_warnings(&cf, print_error, NULL);
+		check_routes(&cf, print_error);
 		if (check_system(&cf) != 0) {
 			config_clear(&cf);
 			return 1;
@@ -335,6 +384,7 @@ main(int argc, char **argv)
 
 	log_init("vnetd", foreground, verbose);
 	config_warnings(&cf, log_warning, NULL);
+	check_routes(&cf, log_warning);
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */

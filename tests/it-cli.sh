@@ -96,6 +96,26 @@ sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
 expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
 	"$VNETD" -n -f "$TMPD/tls.conf"
 
+say "a route to a link that can never appear: a warning in vnetd -n"
+cat >"$TMPD/route.conf" <<CONF
+node one
+network cli
+link host2 10.0.0.2:$PORT
+route any 02:00:00:00:00:02 link host2
+route any 02:00:00:00:00:03 link hots2
+route any 02:00:00:00:00:04 link one
+CONF
+rc=0
+out=$("$VNETD" -n -f "$TMPD/route.conf" 2>&1) || rc=$?
+((rc == 0)) || fail "vnetd -n refused routes to unknown links (exit $rc): $out"
+want="$TMPD/route.conf:5: warning: route to link hots2, which no link statement makes and, without a listener, no peer can bring: a misspelling?
+$TMPD/route.conf:6: warning: route to link one, this node's own name: no peer can bring it, the route is never used"
+[[ $out == "$want" ]] || fail "vnetd -n said '$out', not '$want'"
+printf 'listen 127.0.0.1:%d\n' "$PORT" >>"$TMPD/route.conf"
+out=$("$VNETD" -n -f "$TMPD/route.conf" 2>&1)
+[[ $out == "$TMPD/route.conf:6: warning: route to link one, this node's own name: no peer can bring it, the route is never used" ]] ||
+	fail "with a listener, vnetd -n said '$out'"
+
 require_root
 say "a wrong tls-ca: the warning reaches the terminal before vnetd detaches"
 OTHER=$TMPD/otherca
@@ -117,6 +137,17 @@ DPID=$(cat "$TMPD/d.pid" 2>/dev/null || true)
 [[ $out == *"$TMPD/wrongca.conf:3: warning: tls-cert $CA_DIR/one.crt: not valid under tls-ca $OTHER/ca.crt"* ]] ||
 	fail "the daemon's start printed no warning about its tls-ca: '$out'"
 "$VNETCTL" -s "$TMPD/d.sock" show stats >/dev/null || fail "the detached vnetd does not answer"
+
+say "a route to a link that can never appear: a warning in add-route's reply"
+rc=0
+out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:03 link hots2 2>&1) || rc=$?
+((rc == 0)) || fail "add-route to an unknown link was refused (exit $rc): $out"
+[[ $out == "warning: there is no link hots2, and without a listener no peer can bring one: the route is unused until add-link hots2" ]] ||
+	fail "add-route to an unknown link said '$out'"
+"$VNETCTL" -s "$TMPD/d.sock" show routes | grep -q hots2 || fail "the route was not added"
+out=$("$VNETCTL" -s "$TMPD/d.sock" add-link hots2 10.0.0.3:$PORT 2>&1)
+out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:05 link hots2 2>&1)
+[[ -z $out ]] || fail "add-route to an existing link said '$out'"
 
 say "permission: the hint names root and the control group"
 chmod 755 "$TMPD"
