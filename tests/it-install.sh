@@ -16,18 +16,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 say "a copy of the source tree"
 TREE=$TMPD/tree
-mkdir "$TREE"
-if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	# What git knows and what is not ignored, with the generated build system.
-	(cd "$SRC" && { git ls-files -co --exclude-standard; \
-		printf '%s\n' configure Makefile.in aclocal.m4; \
-		find build-aux m4 -type f; } | sort -u | while read -r f; do
-			[[ -e $f ]] && printf '%s\0' "$f"
-		done | xargs -0 cp --parents -t "$TREE")
-else
-	cp -a "$SRC/." "$TREE/"
-	[[ ! -f $TREE/Makefile ]] || make -C "$TREE" distclean >/dev/null
-fi
+source_copy "$SRC" "$TREE"
 
 P1=$TMPD/p1
 P2=$TMPD/p2

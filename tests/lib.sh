@@ -644,3 +644,21 @@ iface_field() {
 	vctl "$d" -t show interfaces | awk -F'\t' -v n="$ifc" -v i="$idx" \
 		'$1 == n { print $i; found = 1; exit } END { exit !found }'
 }
+
+# source_copy SRC DEST: the source tree SRC (what git knows and does not
+# ignore, with the generated build system) copied to the new DEST, to be
+# built there without touching SRC's build.
+source_copy() {
+	local src=$1 dest=$2
+	mkdir "$dest"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && { git ls-files -co --exclude-standard
+			printf '%s\n' configure Makefile.in aclocal.m4
+			find build-aux m4 -type f; } | sort -u | while read -r f; do
+				[[ -e $f ]] && printf '%s\0' "$f"
+			done | xargs -0 cp --parents -t "$dest")
+	else
+		cp -a "$src/." "$dest/"
+		[[ ! -f $dest/Makefile ]] || make -C "$dest" distclean >/dev/null
+	fi
+}
