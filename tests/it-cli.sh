@@ -149,6 +149,11 @@ out=$("$VNETCTL" -s "$TMPD/d.sock" add-link hots2 10.0.0.3:$PORT 2>&1)
 out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:05 link hots2 2>&1)
 [[ -z $out ]] || fail "add-route to an existing link said '$out'"
 
+say "listen at run time: the plain statement is add-listen"
+"$VNETCTL" -s "$TMPD/d.sock" listen "127.0.0.1:$PORT" || fail "vnetctl listen was refused"
+"$VNETCTL" -s "$TMPD/d.sock" show config | grep -qx "listen 127.0.0.1:$PORT" ||
+	fail "vnetctl listen did not add the listener"
+
 say "permission: the hint names root and the control group"
 chmod 755 "$TMPD"
 expect "as nobody" 1 "needs root or membership of the \`control-group\`" \
