@@ -99,7 +99,7 @@ load_crl(SSL_CTX *ctx, const char *file, char *err, size_t errlen)
 	if ((lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file())) ==
 	    NULL || X509_load_crl_file(lookup, file, X509_FILETYPE_PEM) <= 0) {
 		snprintf(err, errlen, "tls-crl %s: %s", file,
-		    last_error("cannot load a CRL"));
+		    file_error(file, last_error("cannot load a CRL")));
 		return -1;
 	}
 	/* The leaf's revocation; a node CA has no intermediates to check. */

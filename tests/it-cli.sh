@@ -91,6 +91,12 @@ expect "vnetd -n, garbage key" 1 \
 	"$VNETD" -n -f "$TMPD/tls.conf"
 expect "vnetd, garbage key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/garbage.key: not in PEM format" \
 	"$VNETD" -F -f "$TMPD/tls.conf" -s "$TMPD/g.sock"
+printf 'tls-crl %s\n' "$TMPD/garbage.key" >>"$TMPD/tls.conf"
+sed -i "s|^tls-key .*|tls-key $CA_DIR/one.key|" "$TMPD/tls.conf"
+expect "vnetd -n, garbage CRL" 1 \
+	"$TMPD/tls.conf:6: tls-crl $TMPD/garbage.key: not in PEM format" "$VNETD" -n -f "$TMPD/tls.conf"
+sed -i '$d' "$TMPD/tls.conf"
+sed -i "s|^tls-key .*|tls-key $TMPD/garbage.key|" "$TMPD/tls.conf"
 sed -n '1p;$p' "$CA_DIR/one.key" >"$TMPD/cut.key"
 sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
 expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
