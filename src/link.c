@@ -39,6 +39,7 @@ static void	conn_tls_readcb(evutil_socket_t, short, void *);
 static void	conn_tls_writecb(evutil_socket_t, short, void *);
 static int	conn_tls_flush(struct conn *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
+static const char *conn_closed_why(const struct conn *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
 static void	conn_congestion(struct conn *, const char *cc);
@@ -1122,7 +1123,7 @@ conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
 		}
 		n = read(fd, c->rx + c->rx_end, room);
 		if (n == 0) {
-			conn_close(c, "connection closed by peer", 0);
+			conn_close(c, conn_closed_why(c), 0);
 			return;
 		}
 		if (n == -1) {
@@ -1188,7 +1189,7 @@ conn_tls_wait(struct conn *c, enum tls_io r, unsigned long err, int writing)
 		event_add(c->ev_write, NULL);
 		return 0;
 	case TLS_IO_CLOSED:
-		c->fail = "connection closed by peer";
+		c->fail = conn_closed_why(c);
 		return -1;
 	case TLS_IO_ERROR:
 		break;
@@ -1402,7 +1403,7 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 		snprintf(why, sizeof(why), "%s",
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
 	else if (what & BEV_EVENT_EOF)
-		snprintf(why, sizeof(why), "connection closed by peer");
+		snprintf(why, sizeof(why), "%s", conn_closed_why(c));
 	else if (what & BEV_EVENT_ERROR) {
 		int dnserr = bufferevent_socket_get_dns_error(bev);
 
@@ -1669,6 +1670,19 @@ link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
 }
 
 /* Why links are down: refusals, rates, and the show tables. */
+
+/*
+ * A peer that refuses us closes before the handshake is done, and only
+ * its side knows why: say where to look.
+ */
+static const char *
+conn_closed_why(const struct conn *c)
+{
+	if (c->state == CONN_UP || c->state == CONN_CLOSING)
+		return "connection closed by peer";
+	return "closed by the peer during the handshake: refused? (the "
+	    "peer's vnetctl show refused says why)";
+}
 
 void
 link_refusal_add(struct vnetd *d, const char *peer, const char *node,
