@@ -53,8 +53,8 @@ static const struct verb verbs[] = {
 	    "-n: show the changes, apply nothing" },
 	{ "save", "[FILE]", "write the running state to the configuration "
 	    "file or FILE" },
-	{ "show", "links|link NAME|refused|routes|interfaces|macs|stats|"
-	    "config|flows|vcc", "show the running state" },
+	{ "show", "links [all]|link NAME|refused|routes|interfaces|macs|"
+	    "stats|config|flows|vcc", "show the running state" },
 	{ "help", "[VERB]", "list the verbs, or show how to use VERB" },
 };
 

@@ -51,6 +51,7 @@ offers "del-interface del-link del-listen del-route del-vcc" del
 offers "del-interface del-link del-listen del-route del-vcc" -s "$SOCK" del
 offers "link links" -s "$SOCK" show lin
 offers "refused routes" -s "$SOCK" show r
+offers "all" -s "$SOCK" show links ""
 offers "no yes" -s "$SOCK" learn ""
 offers "-n" -s "$SOCK" reload ""
 offers "add-route" help add-r
