@@ -9,19 +9,17 @@
 
 #include "stmt.h"
 
-struct config_line {
-	int		line;
-	struct stmt	st;
-};
-
+/* The statements in file order, each with its line number. */
 struct config {
 	char			*file;
-	struct config_line	*lines;
-	size_t			 n, cap;
+	struct stmt_vec		 lines;
+	struct config_checks	*checks;	/* only while loading */
 };
 
 /*
- * Reads and checks file.  Every error is reported through errf as
+ * Reads and checks file.  The checks index the statements by name, address
+ * and content, so that a file of a million routes is checked in about the
+ * time it takes to parse it.  Every error is reported through errf as
  * "FILE:LINE: message" (errf may be NULL).  Returns the number of errors, or
  * -1 if the file cannot be read (reported through errf too).
  */
@@ -41,6 +39,7 @@ void	 config_warnings(const struct config *,
  * interfaces, links, routes, each in file order.  Returns the rank.
  */
 int	 config_stmt_order(const struct stmt *);
+int	 config_kind_order(enum stmt_kind);
 
 /*
  * Replaces file with the len bytes of text, atomically: a new file in the

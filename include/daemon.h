@@ -97,6 +97,7 @@ struct vnetd {
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
+	struct reload		*reload;	/* under way, or NULL (reload.h) */
 	struct sched_optlist	 linkopts;	/* link options by name */
 	/* TLS: the files, and the context made from them on first use. */
 	char			 tls_cert[STMT_PATH_MAX + 1];
@@ -190,6 +191,9 @@ const char *vnetd_route_warning(struct vnetd *, const struct stmt *,
  * `show config` prints and what reload compares a new configuration with.
  */
 void	 vnetd_config(struct vnetd *,
+	    void (*cb)(const struct stmt *, void *), void *arg);
+/* The same without the routes, which can be many: fwd_route_walk() them. */
+void	 vnetd_config_but_routes(struct vnetd *,
 	    void (*cb)(const struct stmt *, void *), void *arg);
 
 /*

@@ -92,6 +92,19 @@ int		 fwd_route_add(struct fwd *, const struct stmt_match *src,
 int		 fwd_route_del(struct fwd *, const struct stmt_match *src,
 		    const struct stmt_match *dst, enum fwd_kind, const char *name);
 size_t		 fwd_route_count(const struct fwd *);
+/*
+ * Calls cb for at most max rules, in the order they were added, from the
+ * one *at holds (NULL: the first) on, and leaves the next in *at (NULL:
+ * none left); returns how many.  A walk in steps, for a copy made between
+ * frames: valid while no rule is deleted, so the caller compares
+ * fwd_route_changes() between steps and starts again when it moved.
+ */
+size_t		 fwd_route_walk(struct fwd *, void **at, size_t max,
+		    void (*cb)(const struct stmt_match *src,
+		    const struct stmt_match *dst, const struct fwd_port *port,
+		    void *arg), void *arg);
+/* Counts every rule added or deleted. */
+uint64_t	 fwd_route_changes(const struct fwd *);
 /* Calls cb for every rule, in the order they were added. */
 void		 fwd_route_foreach(struct fwd *,
 		    void (*cb)(const struct stmt_match *src,

@@ -4,8 +4,8 @@
  * routes that did not change keep running untouched.
  *
  * The difference is a pure function (statements in, changes out) that the
- * unit tests drive; reload_run() reads the file, compares it with the
- * running state and applies the changes.
+ * unit tests drive; reload_start() reads the file, compares it with the
+ * running state and applies the changes, with frames forwarded all along.
  */
 #ifndef VNET_RELOAD_H
 #define VNET_RELOAD_H
@@ -30,8 +30,7 @@ struct vnetd;
  * form: merged per link name, on the link statement if there is one.
  */
 struct reload_plan {
-	struct stmt	*st;		/* op STMT_OP_SET or STMT_OP_DEL */
-	size_t		 n, cap;
+	struct stmt_vec	 steps;		/* op STMT_OP_SET or STMT_OP_DEL */
 	size_t		 nprep;
 };
 
@@ -46,21 +45,35 @@ struct reload_plan {
 int	 reload_diff(const struct stmt *old, size_t nold,
 	    const struct stmt *new, size_t nnew, struct reload_plan *,
 	    char *err, size_t errlen);
+/* The same for lists; the time it takes grows as n log n at most. */
+int	 reload_diff_vec(const struct stmt_vec *old, const struct stmt_vec *new,
+	    struct reload_plan *, char *err, size_t errlen);
 void	 reload_plan_clear(struct reload_plan *);
 
 /*
- * Reloads the daemon's configuration file.  Every change applied and
- * every error is logged, and passed to emit (when not NULL): is_error 0 with
- * the change as a statement, 1 with an error ("FILE:LINE: message" for the
- * file's errors).  A file with errors is refused whole: nothing changes.
- * Returns 0, or -1 with a summary in err.
+ * Starts reloading the daemon's configuration file; the event loop does the
+ * rest, and frames are forwarded all along: the file is read and compared
+ * with a copy of the running state by a thread, and the changes are applied
+ * from the loop in steps of about a millisecond each.  Every change applied
+ * and every error is logged, and passed to emit (when not NULL): is_error 0
+ * with the change as a statement, 1 with an error ("FILE:LINE: message"
+ * for the file's errors).  At the end done (when not NULL) gets 0, or -1
+ * with a summary.  A file with errors is refused whole: nothing changes.
+ * One reload at a time: while one is under way another is refused (-1 with
+ * a message in err), but one without emit and done (SIGHUP) is done once
+ * more after it.  Returns 0 once started, or -1 with a message in err.
  */
-int	 reload_run(struct vnetd *,
-	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
+int	 reload_start(struct vnetd *,
+	    void (*emit)(int is_error, const char *line, void *arg),
+	    void (*done)(int result, const char *err, void *arg), void *arg,
 	    char *err, size_t errlen);
+/* The client arg is gone: no more calls to its emit and done. */
+void	 reload_forget(struct vnetd *, void *arg);
+/* Stops a reload under way (the daemon exits; its client is not told). */
+void	 reload_cancel(struct vnetd *);
 
 /*
- * reload -n: the changes reload_run() would apply now, passed to emit as
+ * reload -n: the changes reload_start() would apply now, passed to emit as
  * it would (is_error 0: a change; 1: an error of the file), applied to
  * nothing and logged nowhere.  *nchanges: how many.  Returns 0, or -1
  * with a summary in err when reload would refuse the file.

@@ -317,4 +317,86 @@ int	 stmt_valid_account(const char *s);
 int	 stmt_cidr_match(const struct stmt_cidr *, int family,
 	    const uint8_t *addr);
 
+/*
+ * A list of statements that stays small when it is long.  A struct stmt is
+ * some 3 KB (room for the longest path, filter, host name and allow list
+ * any kind can carry), and a big configuration is mostly routes: a route is
+ * kept here in one 72-byte item, any other statement whole, on the heap.
+ * Each item also keeps the line it came from (0: none).
+ */
+struct stmt_route {
+	struct stmt_match	 src, dst;
+	char			 name[STMT_NAME_MAX + 1];
+	uint8_t			 target;	/* enum stmt_target */
+	uint8_t			 op;		/* enum stmt_op */
+};
+
+struct stmt_item {
+	union {
+		struct stmt_route	 route;	/* kind STMT_ROUTE */
+		struct stmt		*st;	/* any other kind */
+	} u;
+	int			 line;
+	uint8_t			 kind;		/* enum stmt_kind */
+};
+
+struct stmt_vec {
+	struct stmt_item	*v;
+	size_t			 n, cap;
+};
+
+/* Appends a copy of st; 0, or -1 (out of memory: the list is unchanged). */
+int	 stmt_vec_add(struct stmt_vec *, const struct stmt *, int line);
+/*
+ * Item i as a statement: a pointer into the list, or, for a route, tmp
+ * filled with it.  tmp is the caller's, zeroed before its first use: only
+ * a route's fields (kind, op, src, dst, target, name) are written into it,
+ * so it stays cheap to reuse across a loop.
+ */
+const struct stmt *stmt_vec_get(const struct stmt_vec *, size_t i,
+	    struct stmt *tmp);
+/* Makes room for n items in all, so that adding them does not move it. */
+int	 stmt_vec_reserve(struct stmt_vec *, size_t n);
+/* Drops the last item. */
+void	 stmt_vec_pop(struct stmt_vec *);
+void	 stmt_vec_clear(struct stmt_vec *);
+
+/*
+ * An index of a list's items by a key, for lookups in constant time on
+ * average: a hash table of item numbers, open addressing.  Keys:
+ *   STMT_KEY_SAME   statements stmt_equal() calls equal
+ *   STMT_KEY_NAME   kind and name (and for vcc, which policy it is)
+ *   STMT_KEY_ADDR   kind and HOST:PORT as written (listen)
+ * stmt_index_find() gives the first item added with st's key, so that a
+ * duplicate can name the line it repeats.
+ */
+enum stmt_key {
+	STMT_KEY_SAME = 1,
+	STMT_KEY_NAME,
+	STMT_KEY_ADDR,
+};
+
+struct stmt_index_slot;
+
+struct stmt_index {
+	const struct stmt_vec	*vec;
+	enum stmt_key		 key;
+	struct stmt_index_slot	*slot;
+	size_t			 nslot;		/* 0 or a power of two */
+	size_t			 n;
+};
+
+void	 stmt_index_init(struct stmt_index *, const struct stmt_vec *,
+	    enum stmt_key);
+/* Adds item i of the list; 0, or -1 out of memory. */
+int	 stmt_index_add(struct stmt_index *, size_t i);
+/* Adds every item of the list whose kind is kind (0: every item). */
+int	 stmt_index_add_all(struct stmt_index *, enum stmt_kind kind);
+/* The first item added with st's key, or -1. */
+long	 stmt_index_find(const struct stmt_index *, const struct stmt *st);
+void	 stmt_index_free(struct stmt_index *);
+
+/* A hash of what stmt_equal() compares: equal statements hash equal. */
+uint32_t stmt_hash(const struct stmt *);
+
 #endif

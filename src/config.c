@@ -39,28 +39,15 @@ report(void (*errf)(const char *, void *), void *arg, const char *file,
 static int
 config_append(struct config *cf, int line, const struct stmt *st)
 {
-	struct config_line	*n;
-
-	if (cf->n == cf->cap) {
-		size_t cap = cf->cap ? cf->cap * 2 : 32;
-
-		if ((n = reallocarray(cf->lines, cap, sizeof(*n))) == NULL)
-			return -1;
-		cf->lines = n;
-		cf->cap = cap;
-	}
-	cf->lines[cf->n].line = line;
-	cf->lines[cf->n].st = *st;
-	cf->n++;
-	return 0;
+	return stmt_vec_add(&cf->lines, st, line);
 }
 
 int
-config_stmt_order(const struct stmt *st)
+config_kind_order(enum stmt_kind kind)
 {
-	if (stmt_is_setting(st->kind))
+	if (stmt_is_setting(kind))
 		return 0;
-	switch (st->kind) {
+	switch (kind) {
 	case STMT_LISTEN:
 		return 1;
 	case STMT_INTERFACE:
@@ -77,20 +64,83 @@ config_stmt_order(const struct stmt *st)
 	}
 }
 
+int
+config_stmt_order(const struct stmt *st)
+{
+	return config_kind_order(st->kind);
+}
+
+/*
+ * What the checks have seen of the file so far: each line is looked up in
+ * these before it joins them, so that a file is checked in linear time.
+ */
+struct config_checks {
+	struct stmt_index	 names;		/* interfaces, links, vcc */
+	struct stmt_index	 addrs;		/* listeners */
+	struct stmt_index	 same;		/* routes */
+	int			 seen[STMT_KIND_LAST + 1];	/* settings */
+	struct stmt		 tmp;	/* for stmt_vec_get(): zeroed once */
+};
+
+static void
+config_checks_free(struct config *cf)
+{
+	if (cf->checks == NULL)
+		return;
+	stmt_index_free(&cf->checks->names);
+	stmt_index_free(&cf->checks->addrs);
+	stmt_index_free(&cf->checks->same);
+	free(cf->checks);
+	cf->checks = NULL;
+}
+
+static int
+config_checks_new(struct config *cf)
+{
+	if ((cf->checks = calloc(1, sizeof(*cf->checks))) == NULL)
+		return -1;
+	stmt_index_init(&cf->checks->names, &cf->lines, STMT_KEY_NAME);
+	stmt_index_init(&cf->checks->addrs, &cf->lines, STMT_KEY_ADDR);
+	stmt_index_init(&cf->checks->same, &cf->lines, STMT_KEY_SAME);
+	return 0;
+}
+
+/* The index a kind's duplicates are found in; NULL: none. */
+static struct stmt_index *
+config_checks_of(struct config *cf, const struct stmt *st)
+{
+	switch (st->kind) {
+	case STMT_INTERFACE:
+	case STMT_LINK:
+		return &cf->checks->names;
+	case STMT_VCC:
+		/* A class may be given in parts; a policy only once. */
+		return st->vcc == STMT_VCC_CLASS ? NULL : &cf->checks->names;
+	case STMT_LISTEN:
+		return &cf->checks->addrs;
+	case STMT_ROUTE:
+		return &cf->checks->same;
+	default:
+		return NULL;
+	}
+}
+
 /* What makes sense only for the whole file: each checked against earlier lines. */
 static int
 config_check_line(struct config *cf, size_t i,
     void (*errf)(const char *, void *), void *arg)
 {
-	const struct config_line	*cl = &cf->lines[i], *o;
-	const struct stmt		*st = &cl->st;
-	size_t				 j;
+	struct stmt_index		*ix;
+	const struct stmt		*st;
+	int				 line = cf->lines.v[i].line;
+	long				 j;
 	char				 buf[STMT_HOST_MAX + 10];
 	char				 perr[256];
 
+	st = stmt_vec_get(&cf->lines, i, &cf->checks->tmp);
 	if (st->op == STMT_OP_DEL || st->kind == STMT_SHOW ||
 	    st->kind == STMT_RELOAD || st->kind == STMT_SAVE) {
-		report(errf, arg, cf->file, cl->line,
+		report(errf, arg, cf->file, line,
 		    "'%s' is a command, not a configuration statement",
 		    st->op == STMT_OP_DEL ? "del-" :
 		    stmt_keyword(st->kind, st->op));
@@ -98,70 +148,50 @@ config_check_line(struct config *cf, size_t i,
 	}
 	if (st->kind == STMT_INTERFACE && st->filter[0] != '\0' &&
 	    pcapif_filter_check(st->filter, perr, sizeof(perr)) == -1) {
-		report(errf, arg, cf->file, cl->line, "interface %s: %s",
+		report(errf, arg, cf->file, line, "interface %s: %s",
 		    st->name, perr);
 		return 1;
 	}
-	for (j = 0; j < i; j++) {
-		o = &cf->lines[j];
-		if (o->st.kind != st->kind)
-			continue;
-		/* Settings: one each. */
-		if (stmt_is_setting(st->kind)) {
-			report(errf, arg, cf->file, cl->line,
-			    "%s: given twice",
-			    stmt_keyword(st->kind, STMT_OP_SET));
-			return 1;
-		}
-		switch (st->kind) {
-		case STMT_INTERFACE:
-			if (strcmp(o->st.name, st->name) == 0) {
-				report(errf, arg, cf->file, cl->line,
-				    "interface %s: defined twice", st->name);
-				return 1;
-			}
-			break;
-		case STMT_LINK:
-			if (strcmp(o->st.name, st->name) == 0) {
-				report(errf, arg, cf->file, cl->line,
-				    "link %s: defined twice", st->name);
-				return 1;
-			}
-			break;
-		case STMT_LISTEN:
-			if (strcmp(o->st.addr.host, st->addr.host) == 0 &&
-			    o->st.addr.port == st->addr.port) {
-				report(errf, arg, cf->file, cl->line,
-				    "listen %s: given twice",
-				    stmt_hostport_format(&st->addr, buf,
-				    sizeof(buf)));
-				return 1;
-			}
-			break;
-		case STMT_ROUTE:
-			if (stmt_equal(&o->st, st)) {
-				report(errf, arg, cf->file, cl->line,
-				    "route: same as line %d", o->line);
-				return 1;
-			}
-			break;
-		case STMT_VCC:
-			/* A class may be given in parts; a policy only once. */
-			if (st->vcc != STMT_VCC_CLASS && o->st.vcc == st->vcc &&
-			    strcmp(o->st.name, st->name) == 0) {
-				report(errf, arg, cf->file, cl->line,
-				    "vcc %s%s%s: given twice",
-				    st->vcc == STMT_VCC_SHARE ? "share " : "",
-				    st->name,
-				    st->vcc == STMT_VCC_ECN ? " ecn" : "");
-				return 1;
-			}
-			break;
-		default:
-			break;
-		}
+	/* Settings: one each. */
+	if (stmt_is_setting(st->kind)) {
+		if (cf->checks->seen[st->kind]++ == 0)
+			return 0;
+		report(errf, arg, cf->file, line, "%s: given twice",
+		    stmt_keyword(st->kind, STMT_OP_SET));
+		return 1;
 	}
-	return 0;
+	if ((ix = config_checks_of(cf, st)) == NULL)
+		return 0;
+	if ((j = stmt_index_find(ix, st)) == -1) {
+		if (stmt_index_add(ix, i) == 0)
+			return 0;
+		report(errf, arg, cf->file, line, "out of memory");
+		return 1;
+	}
+	switch (st->kind) {
+	case STMT_INTERFACE:
+		report(errf, arg, cf->file, line,
+		    "interface %s: defined twice", st->name);
+		break;
+	case STMT_LINK:
+		report(errf, arg, cf->file, line,
+		    "link %s: defined twice", st->name);
+		break;
+	case STMT_LISTEN:
+		report(errf, arg, cf->file, line, "listen %s: given twice",
+		    stmt_hostport_format(&st->addr, buf, sizeof(buf)));
+		break;
+	case STMT_ROUTE:
+		report(errf, arg, cf->file, line, "route: same as line %d",
+		    cf->lines.v[j].line);
+		break;
+	default:
+		report(errf, arg, cf->file, line, "vcc %s%s%s: given twice",
+		    st->vcc == STMT_VCC_SHARE ? "share " : "", st->name,
+		    st->vcc == STMT_VCC_ECN ? " ecn" : "");
+		break;
+	}
+	return 1;
 }
 
 /* Routes may come before the interface they name, so this waits for the end. */
@@ -169,20 +199,19 @@ static int
 config_check_iface(struct config *cf, size_t i,
     void (*errf)(const char *, void *), void *arg)
 {
-	const struct config_line	*cl = &cf->lines[i];
-	const struct stmt		*st = &cl->st;
-	size_t				 j;
+	const struct stmt_route	*r = &cf->lines.v[i].u.route;
+	struct stmt		 key;
 
-	if (st->kind == STMT_ROUTE && st->target == TARGET_INTERFACE) {
-		for (j = 0; j < cf->n; j++)
-			if (cf->lines[j].st.kind == STMT_INTERFACE &&
-			    strcmp(cf->lines[j].st.name, st->name) == 0)
-				return 0;
-		report(errf, arg, cf->file, cl->line,
-		    "route: no interface %s is defined", st->name);
-		return 1;
-	}
-	return 0;
+	if (cf->lines.v[i].kind != STMT_ROUTE || r->target != TARGET_INTERFACE)
+		return 0;
+	memset(&key, 0, sizeof(key));
+	key.kind = STMT_INTERFACE;
+	memcpy(key.name, r->name, sizeof(key.name));
+	if (stmt_index_find(&cf->checks->names, &key) != -1)
+		return 0;
+	report(errf, arg, cf->file, cf->lines.v[i].line,
+	    "route: no interface %s is defined", r->name);
+	return 1;
 }
 
 static const struct stmt *
@@ -190,9 +219,10 @@ config_find(const struct config *cf, enum stmt_kind kind)
 {
 	size_t	 i;
 
-	for (i = 0; i < cf->n; i++)
-		if (cf->lines[i].st.kind == kind)
-			return &cf->lines[i].st;
+	/* Settings are kept whole: no route is ever returned. */
+	for (i = 0; i < cf->lines.n; i++)
+		if (cf->lines.v[i].kind == kind && kind != STMT_ROUTE)
+			return cf->lines.v[i].u.st;
 	return NULL;
 }
 
@@ -205,8 +235,8 @@ static int
 config_check_tls(struct config *cf, void (*errf)(const char *, void *),
     void *arg)
 {
-	const struct config_line	*cl;
-	int				 cert, key, ca, any, told = 0;
+	const struct stmt		*st;
+	int				 cert, key, ca, any, told = 0, line;
 	int				 errors = 0;
 	size_t				 i;
 	char				 buf[STMT_HOST_MAX + 10];
@@ -215,9 +245,12 @@ config_check_tls(struct config *cf, void (*errf)(const char *, void *),
 	key = config_find(cf, STMT_TLS_KEY) != NULL;
 	ca = config_find(cf, STMT_TLS_CA) != NULL;
 	any = cert || key || ca || config_find(cf, STMT_TLS_CRL) != NULL;
-	for (i = 0; i < cf->n; i++) {
-		cl = &cf->lines[i];
-		switch (cl->st.kind) {
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind == STMT_ROUTE)
+			continue;
+		st = cf->lines.v[i].u.st;
+		line = cf->lines.v[i].line;
+		switch (st->kind) {
 		case STMT_TLS_CERT:
 		case STMT_TLS_KEY:
 		case STMT_TLS_CA:
@@ -225,7 +258,7 @@ config_check_tls(struct config *cf, void (*errf)(const char *, void *),
 			/* Said once, at the first of the set, is enough. */
 			if ((cert && key && ca) || told++)
 				break;
-			report(errf, arg, cf->file, cl->line, "TLS needs all "
+			report(errf, arg, cf->file, line, "TLS needs all "
 			    "of tls-cert, tls-key and tls-ca (missing:%s%s%s)",
 			    cert ? "" : " tls-cert", key ? "" : " tls-key",
 			    ca ? "" : " tls-ca");
@@ -233,13 +266,13 @@ config_check_tls(struct config *cf, void (*errf)(const char *, void *),
 			break;
 		case STMT_LISTEN:
 		case STMT_LINK:
-			if (!cl->st.tls || any)
+			if (!st->tls || any)
 				break;
-			report(errf, arg, cf->file, cl->line, "%s %s: tls "
+			report(errf, arg, cf->file, line, "%s %s: tls "
 			    "needs tls-cert, tls-key and tls-ca",
-			    cl->st.kind == STMT_LINK ? "link" : "listen",
-			    cl->st.kind == STMT_LINK ? cl->st.name :
-			    stmt_hostport_format(&cl->st.addr, buf,
+			    st->kind == STMT_LINK ? "link" : "listen",
+			    st->kind == STMT_LINK ? st->name :
+			    stmt_hostport_format(&st->addr, buf,
 			    sizeof(buf)));
 			errors++;
 			break;
@@ -262,23 +295,26 @@ void
 config_warnings(const struct config *cf, void (*warnf)(const char *, void *),
     void *arg)
 {
-	const struct config_line	*cl;
+	const struct stmt		*st;
 	size_t				 i;
+	int				 line;
 	char				 buf[STMT_HOST_MAX + 10];
 
-	for (i = 0; i < cf->n; i++) {
-		cl = &cf->lines[i];
-		if (cl->st.kind != STMT_LISTEN || cl->st.tls ||
-		    config_loopback(cl->st.addr.host))
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind != STMT_LISTEN)
 			continue;
-		stmt_hostport_format(&cl->st.addr, buf, sizeof(buf));
-		if (cl->st.nallow == 0)
-			report(warnf, arg, cf->file, cl->line, "warning: "
+		st = cf->lines.v[i].u.st;
+		line = cf->lines.v[i].line;
+		if (st->tls || config_loopback(st->addr.host))
+			continue;
+		stmt_hostport_format(&st->addr, buf, sizeof(buf));
+		if (st->nallow == 0)
+			report(warnf, arg, cf->file, line, "warning: "
 			    "listen %s is plain TCP on a non-loopback address "
 			    "and has no allow list: it accepts loopback only; "
 			    "use tls, or allow the peers' addresses", buf);
 		else
-			report(warnf, arg, cf->file, cl->line, "warning: "
+			report(warnf, arg, cf->file, line, "warning: "
 			    "listen %s is plain TCP on a non-loopback address: "
 			    "anyone at an allowed address can join the network "
 			    "unauthenticated and unencrypted; use tls", buf);
@@ -298,10 +334,13 @@ config_load(const char *file, struct config *cf,
 	int			 lineno = 0, errors = 0, r;
 
 	memset(cf, 0, sizeof(*cf));
-	if ((cf->file = strdup(file)) == NULL)
+	if ((cf->file = strdup(file)) == NULL || config_checks_new(cf) == -1) {
+		config_clear(cf);
 		return -1;
+	}
 	if ((fp = fopen(file, "r")) == NULL) {
 		report(errf, arg, file, 0, "%s", strerror(errno));
+		config_checks_free(cf);
 		return -1;
 	}
 	while ((len = getline(&line, &cap, fp)) != -1) {
@@ -324,9 +363,9 @@ config_load(const char *file, struct config *cf,
 			errors++;
 			break;
 		}
-		if (config_check_line(cf, cf->n - 1, errf, arg)) {
+		if (config_check_line(cf, cf->lines.n - 1, errf, arg)) {
 			errors++;
-			cf->n--;
+			stmt_vec_pop(&cf->lines);
 		}
 	}
 	if (ferror(fp)) {
@@ -335,16 +374,18 @@ config_load(const char *file, struct config *cf,
 	}
 	free(line);
 	fclose(fp);
-	for (i = 0; i < cf->n; i++)
+	for (i = 0; i < cf->lines.n; i++)
 		errors += config_check_iface(cf, i, errf, arg);
 	errors += config_check_tls(cf, errf, arg);
+	config_checks_free(cf);
 	return errors;
 }
 
 void
 config_clear(struct config *cf)
 {
-	free(cf->lines);
+	config_checks_free(cf);
+	stmt_vec_clear(&cf->lines);
 	free(cf->file);
 	memset(cf, 0, sizeof(*cf));
 }

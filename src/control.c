@@ -31,11 +31,15 @@ struct control_conn {
 	TAILQ_ENTRY(control_conn) entry;
 	struct control		*ctl;
 	struct bufferevent	*bev;
+	int			 reloading;	/* replies wait for its end */
 };
+
+static void	control_readcb(struct bufferevent *, void *);
 
 static void
 control_conn_free(struct control_conn *cc)
 {
+	reload_forget(cc->ctl->d, cc);
 	TAILQ_REMOVE(&cc->ctl->conns, cc, entry);
 	bufferevent_free(cc->bev);
 	free(cc);
@@ -51,11 +55,29 @@ reply_error(struct evbuffer *out, const char *msg)
 static void
 reload_emit(int is_error, const char *line, void *arg)
 {
-	struct evbuffer	*out = arg;
-	size_t		 n = strcspn(line, "\r\n");
+	struct control_conn	*cc = arg;
+	struct evbuffer		*out = bufferevent_get_output(cc->bev);
+	size_t			 n = strcspn(line, "\r\n");
 
 	evbuffer_add_printf(out, "%s%.*s\n", is_error ? "%message " : "",
 	    (int)n, line);
+}
+
+/* The reload ran in steps from the loop; the client's next requests waited. */
+static void
+reload_done(int r, const char *err, void *arg)
+{
+	struct control_conn	*cc = arg;
+	struct evbuffer		*out = bufferevent_get_output(cc->bev);
+
+	if (r == -1) {
+		log_warnx("control: %s", err);
+		reply_error(out, err);
+	} else
+		evbuffer_add_printf(out, "%%end\n");
+	cc->reloading = 0;
+	bufferevent_enable(cc->bev, EV_READ);
+	control_readcb(cc->bev, cc);
 }
 
 static void
@@ -90,12 +112,31 @@ control_request(struct control_conn *cc, const char *line)
 		evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
-	if (st.kind == STMT_RELOAD || st.kind == STMT_SAVE) {
+	/* reload -n: answered at once, from the loop; it changes nothing. */
+	if (st.kind == STMT_RELOAD && st.flag) {
 		log_info("control: %s", line);
-		r = st.kind == STMT_SAVE ?
-		    vnetd_save(d, st.path, err, sizeof(err)) : st.flag ?
-		    reload_preview(d, reload_emit, out, &n, err, sizeof(err)) :
-		    reload_run(d, reload_emit, out, err, sizeof(err));
+		if (reload_preview(d, reload_emit, cc, &n, err,
+		    sizeof(err)) == -1)
+			reply_error(out, err);
+		else
+			evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
+	if (st.kind == STMT_RELOAD) {
+		log_info("control: %s", line);
+		if (reload_start(d, reload_emit, reload_done, cc, err,
+		    sizeof(err)) == -1) {
+			log_warnx("control: %s", err);
+			reply_error(out, err);
+			return;
+		}
+		cc->reloading = 1;
+		bufferevent_disable(cc->bev, EV_READ);
+		return;
+	}
+	if (st.kind == STMT_SAVE) {
+		log_info("control: %s", line);
+		r = vnetd_save(d, st.path, err, sizeof(err));
 		if (r == -1) {
 			log_warnx("control: %s", err);
 			reply_error(out, err);
@@ -122,7 +163,8 @@ control_readcb(struct bufferevent *bev, void *arg)
 	char			*line;
 	size_t			 len;
 
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+	while (!cc->reloading &&
+	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
 		if (len >= CTL_REQUEST_MAX)
 			reply_error(bufferevent_get_output(bev),
 			    "request too long");
@@ -131,7 +173,7 @@ control_readcb(struct bufferevent *bev, void *arg)
 		free(line);
 	}
 	/* No end of line within the limit: refuse and hang up. */
-	if (evbuffer_get_length(in) >= CTL_REQUEST_MAX) {
+	if (!cc->reloading && evbuffer_get_length(in) >= CTL_REQUEST_MAX) {
 		reply_error(bufferevent_get_output(bev), "request too long");
 		evbuffer_drain(in, evbuffer_get_length(in));
 		bufferevent_disable(bev, EV_READ);

@@ -126,7 +126,7 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 
 	if (sig == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->config_file);
-		if (reload_run(d, NULL, NULL, err, sizeof(err)) == -1)
+		if (reload_start(d, NULL, NULL, NULL, err, sizeof(err)) == -1)
 			log_warnx("%s", err);
 		return;
 	}
@@ -174,6 +174,7 @@ vnetd_free(struct vnetd *d)
 	struct iface	*ifc;
 	size_t		 i;
 
+	reload_cancel(d);
 	if (d->control != NULL)
 		control_close(d->control);
 	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
@@ -796,6 +797,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 struct config_walk {
 	void		(*cb)(const struct stmt *, void *);
 	void		 *arg;
+	struct stmt	  st;		/* zeroed once: routes write their part */
 };
 
 static void
@@ -803,15 +805,17 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
     const struct fwd_port *port, void *arg)
 {
 	struct config_walk	*w = arg;
-	struct stmt		 st;
+	struct stmt		*st = &w->st;
+	const char		*name = fwd_port_name(port);
+	size_t			 n = strnlen(name, sizeof(st->name) - 1);
 
-	memset(&st, 0, sizeof(st));
-	st.kind = STMT_ROUTE;
-	st.src = *src;
-	st.dst = *dst;
-	st.target = (enum stmt_target)fwd_port_kind(port);
-	snprintf(st.name, sizeof(st.name), "%s", fwd_port_name(port));
-	w->cb(&st, w->arg);
+	st->kind = STMT_ROUTE;
+	st->src = *src;
+	st->dst = *dst;
+	st->target = (enum stmt_target)fwd_port_kind(port);
+	memcpy(st->name, name, n);
+	st->name[n] = '\0';
+	w->cb(st, w->arg);
 }
 
 static void
@@ -873,11 +877,11 @@ show_vcc_cb(const struct vcc_if_info *ii, void *arg)
 	    (unsigned long long)ii->window);
 }
 
-void
-vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
+/* The running state up to the routes. */
+static void
+config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
     void *arg)
 {
-	struct config_walk	 w = { cb, arg };
 	struct stmt		 st;
 	struct listener		*ls;
 	struct iface		*ifc;
@@ -967,7 +971,27 @@ vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	}
 #undef SHOW_PATH
 #undef START
+}
+
+void
+vnetd_config(struct vnetd *d, void (*cb)(const struct stmt *, void *),
+    void *arg)
+{
+	struct config_walk	 w;
+
+	config_head(d, cb, arg);
+	memset(&w, 0, sizeof(w));
+	w.cb = cb;
+	w.arg = arg;
 	fwd_route_foreach(d->fwd, config_route_cb, &w);
+	vcc_config_foreach(d->vcc, cb, arg);
+}
+
+void
+vnetd_config_but_routes(struct vnetd *d,
+    void (*cb)(const struct stmt *, void *), void *arg)
+{
+	config_head(d, cb, arg);
 	vcc_config_foreach(d->vcc, cb, arg);
 }
 

@@ -87,6 +87,7 @@ struct fwd {
 	/* rules */
 	struct fwd_rule	 *first, *last;
 	size_t		  nrules;
+	uint64_t	  changes;	/* rules added and deleted */
 	struct rtab	  by_dst;
 	struct rtab	  by_src;
 	struct fwd_rule	 *general;
@@ -700,6 +701,7 @@ fwd_route_add(struct fwd *f, const struct stmt_match *src,
 		f->first = r;
 	f->last = r;
 	f->nrules++;
+	f->changes++;
 	return 0;
 }
 
@@ -735,6 +737,7 @@ fwd_route_del(struct fwd *f, const struct stmt_match *src,
 	else
 		f->last = r->prev;
 	f->nrules--;
+	f->changes++;
 
 	fwd_port_unref(f, r->port);
 	free(r);
@@ -745,6 +748,26 @@ size_t
 fwd_route_count(const struct fwd *f)
 {
 	return f->nrules;
+}
+
+size_t
+fwd_route_walk(struct fwd *f, void **at, size_t max,
+    void (*cb)(const struct stmt_match *, const struct stmt_match *,
+    const struct fwd_port *, void *), void *arg)
+{
+	struct fwd_rule	*r = *at != NULL ? *at : f->first;
+	size_t		 n;
+
+	for (n = 0; r != NULL && n < max; n++, r = r->next)
+		cb(&r->src, &r->dst, r->port, arg);
+	*at = r;
+	return n;
+}
+
+uint64_t
+fwd_route_changes(const struct fwd *f)
+{
+	return f->changes;
 }
 
 void

@@ -4,129 +4,151 @@
  * What did not change is not touched at all: a link that is in both keeps
  * its connection, its queue and its counters, and no frame on it is lost.
  *
- * Lists are compared pairwise, which is quadratic; configurations have
- * some hundreds of statements, and a reload is rare.
+ * Both lists are indexed (hash tables of their statements, by content and
+ * by name), so that a comparison takes time in proportion to their length.
  */
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
 
 #include "config.h"
 #include "daemon.h"
+#include "fwd.h"
 #include "log.h"
 #include "paths.h"
 #include "reload.h"
 #include "sched.h"
 #include "stmt.h"
 
-struct stmt_list {
-	struct stmt	*st;
-	size_t		 n, cap;
-	int		 oom;
+/* One side of the comparison, indexed. */
+struct side {
+	const struct stmt_vec	*v;
+	struct stmt_index	 same;		/* listen, interface, route, vcc */
+	struct stmt_index	 names;		/* interface, link, set-link */
 };
 
 static int
-list_add(struct stmt_list *l, const struct stmt *st)
+side_init(struct side *s, const struct stmt_vec *v)
 {
-	struct stmt	*n;
-	size_t		 cap;
+	static const enum stmt_kind same[] = {
+		STMT_LISTEN, STMT_INTERFACE, STMT_ROUTE, STMT_VCC,
+	};
+	static const enum stmt_kind names[] = {
+		STMT_INTERFACE, STMT_LINK, STMT_SET_LINK,
+	};
+	size_t	 i;
 
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 32;
-		if ((n = reallocarray(l->st, cap, sizeof(*n))) == NULL) {
-			l->oom = 1;
+	s->v = v;
+	stmt_index_init(&s->same, v, STMT_KEY_SAME);
+	stmt_index_init(&s->names, v, STMT_KEY_NAME);
+	/* Only what is looked up: many routes to one link share a name. */
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		if (stmt_index_add_all(&s->same, same[i]) == -1)
 			return -1;
-		}
-		l->st = n;
-		l->cap = cap;
-	}
-	l->st[l->n++] = *st;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (stmt_index_add_all(&s->names, names[i]) == -1)
+			return -1;
 	return 0;
 }
 
 static void
-list_add_cb(const struct stmt *st, void *arg)
+side_free(struct side *s)
 {
-	list_add(arg, st);
+	stmt_index_free(&s->same);
+	stmt_index_free(&s->names);
 }
 
 static int
 plan_add(struct reload_plan *pl, const struct stmt *st, enum stmt_op op)
 {
-	struct stmt_list	 l = { pl->st, pl->n, pl->cap, 0 };
 	struct stmt		 c;
 
+	if (st->kind == STMT_ROUTE) {
+		/* A route is all name: kept as it is, its op changed. */
+		if (stmt_vec_add(&pl->steps, st, 0) == -1)
+			return -1;
+		pl->steps.v[pl->steps.n - 1].u.route.op = (uint8_t)op;
+		return 0;
+	}
 	/* A del- statement says only what names the thing. */
 	memset(&c, 0, sizeof(c));
 	c.kind = st->kind;
 	c.op = op;
-	if (op == STMT_OP_SET || st->kind == STMT_ROUTE ||
-	    st->kind == STMT_LISTEN || st->kind == STMT_VCC)
+	if (op == STMT_OP_SET || st->kind == STMT_LISTEN ||
+	    st->kind == STMT_VCC)
 		c = *st;
 	else
 		memcpy(c.name, st->name, sizeof(c.name));
 	c.op = op;
-	if (list_add(&l, &c) == -1)
-		return -1;
-	pl->st = l.st;
-	pl->n = l.n;
-	pl->cap = l.cap;
-	return 0;
+	return stmt_vec_add(&pl->steps, &c, 0);
 }
 
 void
 reload_plan_clear(struct reload_plan *pl)
 {
-	free(pl->st);
+	stmt_vec_clear(&pl->steps);
 	memset(pl, 0, sizeof(*pl));
 }
 
+/* Settings are few and kept whole: a scan of the kinds is enough. */
 static const struct stmt *
-find_kind(const struct stmt *l, size_t n, enum stmt_kind kind)
+find_kind(const struct stmt_vec *v, enum stmt_kind kind)
 {
 	size_t	 i;
 
-	for (i = 0; i < n; i++)
-		if (l[i].kind == kind)
-			return &l[i];
+	for (i = 0; i < v->n; i++)
+		if (v->v[i].kind == kind && kind != STMT_ROUTE)
+			return v->v[i].u.st;
 	return NULL;
 }
 
 static const struct stmt *
-find_named(const struct stmt *l, size_t n, enum stmt_kind kind,
-    const char *name)
+find_named(const struct side *s, enum stmt_kind kind, const char *name)
 {
-	size_t	 i;
+	struct stmt	 key;
+	long		 i;
 
-	for (i = 0; i < n; i++)
-		if (l[i].kind == kind && strcmp(l[i].name, name) == 0)
-			return &l[i];
-	return NULL;
+	memset(&key, 0, sizeof(key));
+	key.kind = kind;
+	snprintf(key.name, sizeof(key.name), "%s", name);
+	if ((i = stmt_index_find(&s->names, &key)) == -1)
+		return NULL;
+	return s->v->v[i].u.st;
 }
 
 static int
-contains(const struct stmt *l, size_t n, const struct stmt *st)
+contains(const struct side *s, const struct stmt *st)
 {
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (stmt_equal(&l[i], st))
-			return 1;
-	return 0;
+	return stmt_index_find(&s->same, st) != -1;
 }
 
 /* Adds, with op, every statement of kind in a that b does not have. */
 static int
-plan_missing(struct reload_plan *pl, const struct stmt *a, size_t na,
-    const struct stmt *b, size_t nb, enum stmt_kind kind, enum stmt_op op)
+plan_missing(struct reload_plan *pl, const struct side *a,
+    const struct side *b, enum stmt_kind kind, enum stmt_op op)
 {
-	size_t	 i;
+	const struct stmt	*st;
+	struct stmt		 tmp;
+	size_t			 i;
 
-	for (i = 0; i < na; i++)
-		if (a[i].kind == kind && !contains(b, nb, &a[i]) &&
-		    plan_add(pl, &a[i], op) == -1)
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < a->v->n; i++) {
+		if (a->v->v[i].kind != kind)
+			continue;
+		st = stmt_vec_get(a->v, i, &tmp);
+		if (!contains(b, st) && plan_add(pl, st, op) == -1)
 			return -1;
+	}
 	return 0;
 }
 
@@ -143,15 +165,14 @@ link_same(const struct stmt *a, const struct stmt *b)
 }
 
 static const struct stmt *
-find_link(const struct stmt *l, size_t n, const struct stmt *st, int same)
+find_link(const struct side *s, const struct stmt *st, int same)
 {
-	size_t	 i;
+	const struct stmt	*l;
 
-	for (i = 0; i < n; i++)
-		if (l[i].kind == STMT_LINK && l[i].op == STMT_OP_SET &&
-		    strcmp(l[i].name, st->name) == 0 &&
-		    (!same || link_same(&l[i], st)))
-			return &l[i];
+	/* Link names are unique in a list: one to look at. */
+	if ((l = find_named(s, STMT_LINK, st->name)) != NULL &&
+	    l->op == STMT_OP_SET && (!same || link_same(l, st)))
+		return l;
 	return NULL;
 }
 
@@ -198,62 +219,80 @@ plan_set_link(struct reload_plan *pl, const char *name,
  * else on one set-link statement; defaults left out.
  */
 static int
-links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
+links_normal(const struct stmt_vec *l, struct stmt_vec *out)
 {
-	struct stmt_list	 names = { NULL, 0, 0, 0 };
+	struct stmt_vec		 names = { NULL, 0, 0 };
+	struct stmt_index	 ix;
 	struct sched_opts	 o;
-	struct stmt		 st, *e;
+	struct stmt		 st, tmp, key, *e;
+	const struct stmt	*li;
 	size_t			 i, j;
+	long			 k;
 
-	for (i = 0; i < n; i++) {
-		if ((l[i].kind != STMT_LINK && l[i].kind != STMT_SET_LINK) ||
-		    l[i].op != STMT_OP_SET)
+	stmt_index_init(&ix, &names, STMT_KEY_NAME);
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].kind != STMT_LINK && l->v[i].kind != STMT_SET_LINK)
 			continue;
-		for (j = 0; j < names.n; j++)
-			if (strcmp(names.st[j].name, l[i].name) == 0)
-				break;
-		if (j == names.n) {
-			memset(&st, 0, sizeof(st));
-			st.kind = STMT_SET_LINK;
-			snprintf(st.name, sizeof(st.name), "%s", l[i].name);
-			if (list_add(&names, &st) == -1)
+		li = l->v[i].u.st;
+		if (li->op != STMT_OP_SET)
+			continue;
+		memset(&st, 0, sizeof(st));
+		st.kind = STMT_SET_LINK;
+		snprintf(st.name, sizeof(st.name), "%s", li->name);
+		if ((k = stmt_index_find(&ix, &st)) == -1) {
+			if (stmt_vec_add(&names, &st, 0) == -1 ||
+			    stmt_index_add(&ix, names.n - 1) == -1)
 				goto oom;
+			k = (long)names.n - 1;
 		}
 		/* The merged options so far, as a statement that gives all. */
-		e = &names.st[j];
+		e = names.v[k].u.st;
 		link_options_of(e, &o);
-		sched_opts_from_stmt(&o, &l[i]);
+		sched_opts_from_stmt(&o, li);
 		sched_opts_to_stmt(&o, e);
 		e->lopts = LOPT_ALL;
 	}
-	for (i = 0; i < n; i++) {
-		if (l[i].kind == STMT_SET_LINK && l[i].op == STMT_OP_SET)
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].kind == STMT_SET_LINK &&
+		    l->v[i].u.st->op == STMT_OP_SET)
 			continue;
-		st = l[i];
-		if (st.kind == STMT_LINK && st.op == STMT_OP_SET) {
-			for (j = 0; strcmp(names.st[j].name, st.name) != 0; j++)
-				;
-			names.st[j].op = STMT_OP_DEL;	/* marks: has a link */
-			link_options_of(&names.st[j], &o);
-			sched_opts_to_stmt(&o, &st);
+		if (l->v[i].kind != STMT_LINK ||
+		    l->v[i].u.st->op != STMT_OP_SET) {
+			if (stmt_vec_add(out, stmt_vec_get(l, i, &tmp),
+			    l->v[i].line) == -1)
+				goto oom;
+			continue;
 		}
-		if (list_add(out, &st) == -1)
+		st = *l->v[i].u.st;
+		memset(&key, 0, sizeof(key));
+		key.kind = STMT_SET_LINK;
+		snprintf(key.name, sizeof(key.name), "%s", st.name);
+		k = stmt_index_find(&ix, &key);		/* made above */
+		e = names.v[k].u.st;
+		e->op = STMT_OP_DEL;	/* marks: has a link */
+		link_options_of(e, &o);
+		sched_opts_to_stmt(&o, &st);
+		if (stmt_vec_add(out, &st, l->v[i].line) == -1)
 			goto oom;
 	}
 	for (j = 0; j < names.n; j++) {
-		if (names.st[j].op == STMT_OP_DEL)
+		e = names.v[j].u.st;
+		if (e->op == STMT_OP_DEL)
 			continue;
-		st = names.st[j];
+		st = *e;
 		st.op = STMT_OP_SET;
-		link_options_of(&names.st[j], &o);
+		link_options_of(e, &o);
 		sched_opts_to_stmt(&o, &st);
-		if (st.lopts != 0 && list_add(out, &st) == -1)
+		if (st.lopts != 0 && stmt_vec_add(out, &st, 0) == -1)
 			goto oom;
 	}
-	free(names.st);
+	stmt_index_free(&ix);
+	stmt_vec_clear(&names);
 	return 0;
  oom:
-	free(names.st);
+	stmt_index_free(&ix);
+	stmt_vec_clear(&names);
 	return -1;
 }
 
@@ -266,97 +305,111 @@ links_normal(const struct stmt *l, size_t n, struct stmt_list *out)
  * for those the file dropped.
  */
 static int
-plan_links(struct reload_plan *pl, const struct stmt *old, size_t nold,
-    const struct stmt *new, size_t nnew, int del)
+plan_links(struct reload_plan *pl, const struct side *old,
+    const struct side *new, int del)
 {
-	const struct stmt	*o, *n;
-	struct stmt		 st;
+	const struct stmt	*o, *n, *st;
+	struct stmt		 c;
 	size_t			 i;
 
 	if (del) {
-		for (i = 0; i < nold; i++)
-			if (old[i].kind == STMT_LINK &&
-			    find_link(new, nnew, &old[i], 1) == NULL &&
-			    plan_add(pl, &old[i], STMT_OP_DEL) == -1)
+		for (i = 0; i < old->v->n; i++) {
+			if (old->v->v[i].kind != STMT_LINK)
+				continue;
+			st = old->v->v[i].u.st;
+			if (find_link(new, st, 1) == NULL &&
+			    plan_add(pl, st, STMT_OP_DEL) == -1)
 				return -1;
+		}
 		return 0;
 	}
-	for (i = 0; i < nnew; i++) {
-		if (new[i].kind != STMT_LINK)
+	for (i = 0; i < new->v->n; i++) {
+		if (new->v->v[i].kind != STMT_LINK)
 			continue;
-		if ((o = find_link(old, nold, &new[i], 1)) == NULL) {
+		st = new->v->v[i].u.st;
+		if ((o = find_link(old, st, 1)) == NULL) {
 			/* Options set-link gave the name would stay. */
-			st = new[i];
-			if (find_named(old, nold, STMT_SET_LINK,
-			    st.name) != NULL)
-				link_options_full(&st, &new[i]);
-			if (plan_add(pl, &st, STMT_OP_SET) == -1)
+			c = *st;
+			if (find_named(old, STMT_SET_LINK, c.name) != NULL)
+				link_options_full(&c, st);
+			if (plan_add(pl, &c, STMT_OP_SET) == -1)
 				return -1;
-		} else if (!stmt_equal(o, &new[i]) &&
-		    plan_set_link(pl, new[i].name, &new[i]) == -1)
+		} else if (!stmt_equal(o, st) &&
+		    plan_set_link(pl, st->name, st) == -1)
 			return -1;
 	}
 	/*
 	 * Options by name, for names without a link in the new file: those
 	 * that changed or went, then those that are new.
 	 */
-	for (i = 0; i < nold; i++) {
-		if (old[i].kind != STMT_SET_LINK ||
-		    find_link(new, nnew, &old[i], 0) != NULL)
+	for (i = 0; i < old->v->n; i++) {
+		if (old->v->v[i].kind != STMT_SET_LINK)
 			continue;
-		n = find_named(new, nnew, STMT_SET_LINK, old[i].name);
-		if ((n == NULL || !stmt_equal(&old[i], n)) &&
-		    plan_set_link(pl, old[i].name, n) == -1)
+		st = old->v->v[i].u.st;
+		if (find_link(new, st, 0) != NULL)
+			continue;
+		n = find_named(new, STMT_SET_LINK, st->name);
+		if ((n == NULL || !stmt_equal(st, n)) &&
+		    plan_set_link(pl, st->name, n) == -1)
 			return -1;
 	}
-	for (i = 0; i < nnew; i++)	/* (links_normal left no link's) */
-		if (new[i].kind == STMT_SET_LINK &&
-		    find_named(old, nold, STMT_SET_LINK, new[i].name) == NULL &&
-		    plan_set_link(pl, new[i].name, &new[i]) == -1)
+	for (i = 0; i < new->v->n; i++) {	/* (links_normal left no link's) */
+		if (new->v->v[i].kind != STMT_SET_LINK)
+			continue;
+		st = new->v->v[i].u.st;
+		if (find_named(old, STMT_SET_LINK, st->name) == NULL &&
+		    plan_set_link(pl, st->name, st) == -1)
 			return -1;
+	}
 	return 0;
 }
 
 /* Interfaces of names in both lists but made differently (1), or new (0). */
 static int
-plan_interfaces(struct reload_plan *pl, const struct stmt *old, size_t nold,
-    const struct stmt *new, size_t nnew, int changed)
+plan_interfaces(struct reload_plan *pl, const struct side *old,
+    const struct side *new, int changed)
 {
-	size_t	 i;
-	int	 known;
+	const struct stmt	*st;
+	size_t			 i;
+	int			 known;
 
-	for (i = 0; i < nnew; i++) {
-		if (new[i].kind != STMT_INTERFACE || contains(old, nold, &new[i]))
+	for (i = 0; i < new->v->n; i++) {
+		if (new->v->v[i].kind != STMT_INTERFACE)
 			continue;
-		known = find_named(old, nold, STMT_INTERFACE,
-		    new[i].name) != NULL;
-		if (known == changed && plan_add(pl, &new[i], STMT_OP_SET) == -1)
+		st = new->v->v[i].u.st;
+		if (contains(old, st))
+			continue;
+		known = find_named(old, STMT_INTERFACE, st->name) != NULL;
+		if (known == changed && plan_add(pl, st, STMT_OP_SET) == -1)
 			return -1;
 	}
 	return 0;
 }
 
 int
-reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
-    size_t nnew, struct reload_plan *pl, char *err, size_t errlen)
+reload_diff_vec(const struct stmt_vec *oldv, const struct stmt_vec *newv,
+    struct reload_plan *pl, char *err, size_t errlen)
 {
 	const struct stmt	*o, *n;
-	struct stmt_list	 norm = { NULL, 0, 0, 0 };
+	struct stmt_vec		 norm = { NULL, 0, 0 };
+	struct side		 old, new;
 	char			 a[STMT_LINE_MAX], b[STMT_LINE_MAX];
 	enum stmt_kind		 k;
+	int			 ret = -1;
 
 	memset(pl, 0, sizeof(*pl));
-	if (links_normal(new, nnew, &norm) == -1)
+	memset(&old, 0, sizeof(old));
+	memset(&new, 0, sizeof(new));
+	if (links_normal(newv, &norm) == -1 || side_init(&old, oldv) == -1 ||
+	    side_init(&new, &norm) == -1)
 		goto oom;
-	new = norm.st;
-	nnew = norm.n;
 	/* Settings made or read once at start cannot change. */
 	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
 		if (!stmt_is_setting(k) || !vnetd_startup_only(k))
 			continue;
-		if ((n = find_kind(new, nnew, k)) == NULL)
+		if ((n = find_kind(&norm, k)) == NULL)
 			continue;
-		if ((o = find_kind(old, nold, k)) != NULL && stmt_equal(o, n))
+		if ((o = find_kind(oldv, k)) != NULL && stmt_equal(o, n))
 			continue;
 		if (o != NULL)
 			stmt_print(o, a, sizeof(a));
@@ -365,66 +418,171 @@ reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
 		stmt_print(n, b, sizeof(b));
 		snprintf(err, errlen, "'%s' (running: '%s') cannot change "
 		    "at run time: restart vnetd for it", b, a);
-		free(norm.st);
-		return -1;
+		goto done;
 	}
 
 	/* The steps that can fail come first, so that they can be undone. */
-	if (plan_missing(pl, new, nnew, old, nold, STMT_LISTEN,
-	    STMT_OP_SET) == -1 ||
-	    plan_interfaces(pl, old, nold, new, nnew, 0) == -1)
+	if (plan_missing(pl, &new, &old, STMT_LISTEN, STMT_OP_SET) == -1 ||
+	    plan_interfaces(pl, &old, &new, 0) == -1)
 		goto oom;
-	pl->nprep = pl->n;
+	pl->nprep = pl->steps.n;
 
 	/*
 	 * vcc policies that changed are removed and given again: a class
 	 * given in parts in the file is rebuilt from its parts.
 	 */
-	if (plan_missing(pl, old, nold, new, nnew, STMT_VCC,
-	    STMT_OP_DEL) == -1 ||
-	    plan_missing(pl, old, nold, new, nnew, STMT_ROUTE,
-	    STMT_OP_DEL) == -1 ||
-	    plan_links(pl, old, nold, new, nnew, 1) == -1 ||
-	    plan_missing(pl, old, nold, new, nnew, STMT_INTERFACE,
-	    STMT_OP_DEL) == -1 ||
-	    plan_missing(pl, old, nold, new, nnew, STMT_LISTEN,
-	    STMT_OP_DEL) == -1)
+	if (plan_missing(pl, &old, &new, STMT_VCC, STMT_OP_DEL) == -1 ||
+	    plan_missing(pl, &old, &new, STMT_ROUTE, STMT_OP_DEL) == -1 ||
+	    plan_links(pl, &old, &new, 1) == -1 ||
+	    plan_missing(pl, &old, &new, STMT_INTERFACE, STMT_OP_DEL) == -1 ||
+	    plan_missing(pl, &old, &new, STMT_LISTEN, STMT_OP_DEL) == -1)
 		goto oom;
 	/* The other settings are given again. */
 	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
 		if (!stmt_is_setting(k) || vnetd_startup_only(k))
 			continue;
-		if ((n = find_kind(new, nnew, k)) == NULL)
+		if ((n = find_kind(&norm, k)) == NULL)
 			continue;
-		if ((o = find_kind(old, nold, k)) != NULL && stmt_equal(o, n))
+		if ((o = find_kind(oldv, k)) != NULL && stmt_equal(o, n))
 			continue;
 		if (plan_add(pl, n, STMT_OP_SET) == -1)
 			goto oom;
 	}
-	if (plan_interfaces(pl, old, nold, new, nnew, 1) == -1 ||
-	    plan_links(pl, old, nold, new, nnew, 0) == -1 ||
-	    plan_missing(pl, new, nnew, old, nold, STMT_ROUTE,
-	    STMT_OP_SET) == -1 ||
-	    plan_missing(pl, new, nnew, old, nold, STMT_VCC,
-	    STMT_OP_SET) == -1)
+	if (plan_interfaces(pl, &old, &new, 1) == -1 ||
+	    plan_links(pl, &old, &new, 0) == -1 ||
+	    plan_missing(pl, &new, &old, STMT_ROUTE, STMT_OP_SET) == -1 ||
+	    plan_missing(pl, &new, &old, STMT_VCC, STMT_OP_SET) == -1)
 		goto oom;
-	free(norm.st);
-	return 0;
+	ret = 0;
+	goto done;
  oom:
-	free(norm.st);
-	reload_plan_clear(pl);
 	snprintf(err, errlen, "out of memory");
-	return -1;
+ done:
+	side_free(&old);
+	side_free(&new);
+	stmt_vec_clear(&norm);
+	if (ret == -1)
+		reload_plan_clear(pl);
+	return ret;
 }
 
-struct reload_report {
-	void		(*emit)(int, const char *, void *);
-	void		 *arg;
-	int		  errors;
+int
+reload_diff(const struct stmt *old, size_t nold, const struct stmt *new,
+    size_t nnew, struct reload_plan *pl, char *err, size_t errlen)
+{
+	struct stmt_vec	 o = { NULL, 0, 0 }, n = { NULL, 0, 0 };
+	size_t		 i;
+	int		 r = -1;
+
+	memset(pl, 0, sizeof(*pl));
+	for (i = 0; i < nold; i++)
+		if (stmt_vec_add(&o, &old[i], 0) == -1)
+			goto oom;
+	for (i = 0; i < nnew; i++)
+		if (stmt_vec_add(&n, &new[i], 0) == -1)
+			goto oom;
+	r = reload_diff_vec(&o, &n, pl, err, errlen);
+	goto done;
+ oom:
+	snprintf(err, errlen, "out of memory");
+ done:
+	stmt_vec_clear(&o);
+	stmt_vec_clear(&n);
+	return r;
+}
+
+/*
+ * A reload under way.  Reading, parsing and comparing a big file takes
+ * long (a million routes: seconds), and the frames must keep moving.  The
+ * work is split between a thread of its own, which touches nothing of the
+ * daemon, and the loop, which does only what must be done on it, in steps
+ * of about a millisecond with frames forwarded between them:
+ *
+ *   PREPARING  thread: touches the memory the copy will fill (a page's
+ *              first touch is slow, and would stall the loop)
+ *   COPYING    loop: copies the running state (compact statements; the
+ *              routes in steps); thread: reads and checks the file
+ *   COMPARING  thread: makes the plan from the copy and the file
+ *   APPLYING   loop: applies the plan in steps
+ *
+ * The thread tells the loop through an eventfd (r->stage says what it has
+ * done), and waits for the copy on a condition variable.  The copy starts
+ * again if routes change between its steps (vnetctl add-route meanwhile),
+ * and is made in one go after COPY_RESTARTS tries.  A control client that
+ * leaves meanwhile is forgotten (reload_forget()); a SIGHUP meanwhile is
+ * remembered and makes one more reload afterwards.
+ */
+#define STEP_US		1000	/* the longest a step should take */
+#define STEP_CHECK	16	/* changes between looks at the clock */
+#define LOG_CHANGES_MAX	100	/* changes logged one by one; then counted */
+#define COPY_CHUNK	256	/* routes copied between looks at the clock */
+#define COPY_RESTARTS	8
+#define RELOAD_NICE	10	/* the thread's nice value */
+
+enum reload_state {
+	RELOAD_PREPARING = 1,
+	RELOAD_COPYING,
+	RELOAD_COMPARING,
+	RELOAD_APPLYING,
+};
+
+/* What the thread has done (r->stage). */
+#define STAGE_TOUCHED	1
+#define STAGE_DONE	2
+
+struct reload {
+	struct vnetd		*d;
+	enum reload_state	 state;
+	void			(*emit)(int, const char *, void *);
+	void			(*done)(int, const char *, void *);
+	void			 *arg;
+	int			  again;	/* a SIGHUP came meanwhile */
+
+	/* The thread's input, copied: it touches nothing of the daemon. */
+	char			  file[PATH_MAX];
+	char			  node[STMT_NAME_MAX + 1];
+	char			  control_path[STMT_PATH_MAX + 1];
+	int			  control_fixed;
+	struct stmt_vec		  old;		/* the running state */
+
+	/* Copying the routes: where the walk is, and what it has seen. */
+	size_t			  nhead;	/* items of old before the routes */
+	void			 *at;
+	uint64_t		  changes;	/* fwd_route_changes() */
+	int			  restarts;
+	struct stmt		  route;	/* zeroed: routes write their part */
+
+	/* Between the thread and the loop, under mu. */
+	pthread_t		  thread;
+	int			  running;	/* thread made, not joined */
+	pthread_mutex_t		  mu;
+	pthread_cond_t		  cv;
+	int			  stage;	/* STAGE_*: thread to loop */
+	int			  copied;	/* loop to thread */
+	int			  cancel;	/* loop to thread */
+	int			  efd;		/* written at each stage */
+
+	/* The thread's output. */
+	char			 *msgs;		/* the file's errors, '\n' after each */
+	size_t			  msgs_len, msgs_cap;
+	int			  nerr;		/* config_load()'s result */
+	int			  refused;	/* out of memory, or the diff said no */
+	char			  err[STMT_LINE_MAX + 400];
+	struct reload_plan	  pl;
+	struct stmt_vec		  ifaces;	/* old's interfaces, kept */
+
+	/* Applying. */
+	struct event		 *ev_thread;
+	struct event		 *ev_step;
+	size_t			  next;
+	int			  failed;
+	int			  errors;
+	uint64_t		  t0, t_copy, t_read, step_max, copy_max;
+	size_t			  steps, copy_steps;
 };
 
 static void
-report_error(struct reload_report *r, const char *msg)
+report_error(struct reload *r, const char *msg)
 {
 	log_warnx("reload: %s", msg);
 	r->errors++;
@@ -432,10 +590,34 @@ report_error(struct reload_report *r, const char *msg)
 		r->emit(1, msg, r->arg);
 }
 
+/* In the thread: kept for the loop to report. */
 static void
 file_error(const char *msg, void *arg)
 {
-	report_error(arg, msg);
+	struct reload	*r = arg;
+	size_t		 n = strlen(msg), cap;
+	char		*m;
+
+	if (r->msgs_len + n + 2 > r->msgs_cap) {
+		cap = (r->msgs_cap + n + 2) * 2;
+		if ((m = realloc(r->msgs, cap)) == NULL)
+			return;		/* the count of errors still says it */
+		r->msgs = m;
+		r->msgs_cap = cap;
+	}
+	memcpy(r->msgs + r->msgs_len, msg, n);
+	r->msgs_len += n;
+	r->msgs[r->msgs_len++] = '\n';
+	r->msgs[r->msgs_len] = '\0';
+}
+
+static void
+old_add(const struct stmt *st, void *arg)
+{
+	struct reload	*r = arg;
+
+	if (stmt_vec_add(&r->old, st, 0) == -1)
+		r->refused = 1;
 }
 
 /*
@@ -443,46 +625,162 @@ file_error(const char *msg, void *arg)
  * default, as at start-up, and a control socket given with -s stays.
  */
 static int
-reload_effective(struct vnetd *d, const struct config *cf,
-    struct stmt_list *l)
+reload_effective(struct reload *r, const struct config *cf,
+    struct stmt_vec *l)
 {
-	struct stmt	 st;
+	struct stmt	 st, tmp;
 	size_t		 i;
+	int		 oom = 0;
 
-	for (i = 0; i < cf->n; i++) {
-		if (cf->lines[i].st.kind == STMT_CONTROL && d->control_fixed)
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind == STMT_CONTROL && r->control_fixed)
 			continue;
-		list_add(l, &cf->lines[i].st);
+		if (stmt_vec_add(l, stmt_vec_get(&cf->lines, i, &tmp),
+		    cf->lines.v[i].line) == -1)
+			return -1;
 	}
 #define DEFAULT(k) (memset(&st, 0, sizeof(st)), st.kind = (k), \
-	find_kind(l->st, l->n, (k)) == NULL)
+	find_kind(l, (k)) == NULL)
+#define ADD() (oom |= stmt_vec_add(l, &st, 0))
 	if (DEFAULT(STMT_NODE)) {
-		vnetd_default_node(st.name, sizeof(st.name));
-		list_add(l, &st);
+		snprintf(st.name, sizeof(st.name), "%s", r->node);
+		ADD();
 	}
 	if (DEFAULT(STMT_NETWORK)) {
 		snprintf(st.name, sizeof(st.name), "%s", VNETD_NETWORK_DEFAULT);
-		list_add(l, &st);
+		ADD();
 	}
 	if (DEFAULT(STMT_CONTROL)) {
-		snprintf(st.path, sizeof(st.path), "%s", d->control_fixed ?
-		    d->control_path : VNETD_SOCKET);
-		list_add(l, &st);
+		snprintf(st.path, sizeof(st.path), "%s", r->control_fixed ?
+		    r->control_path : VNETD_SOCKET);
+		ADD();
 	}
 	if (DEFAULT(STMT_KEEPALIVE)) {
 		st.num = VNETD_KEEPALIVE_DEFAULT;
-		list_add(l, &st);
+		ADD();
 	}
 	if (DEFAULT(STMT_LEARN))
-		list_add(l, &st);
+		ADD();
 	if (DEFAULT(STMT_OFFLOAD)) {
 		st.flag = 1;
-		list_add(l, &st);
+		ADD();
 	}
 	if (DEFAULT(STMT_THREADS))
-		list_add(l, &st);
+		ADD();
+#undef ADD
 #undef DEFAULT
-	return l->oom ? -1 : 0;
+	return oom ? -1 : 0;
+}
+
+/* In the thread: tells the loop what is done. */
+static void
+reload_tell(struct reload *r, int stage)
+{
+	uint64_t	 one = 1;
+
+	pthread_mutex_lock(&r->mu);
+	r->stage = stage;
+	pthread_mutex_unlock(&r->mu);
+	while (write(r->efd, &one, sizeof(one)) == -1 && errno == EINTR)
+		;
+}
+
+/* The thread. */
+static void *
+reload_work(void *arg)
+{
+	struct reload	*r = arg;
+	struct config	 cf;
+	struct stmt_vec	 new = { NULL, 0, 0 };
+	size_t		 i;
+	int		 cancel;
+
+	/*
+	 * Below the loop's priority: on a busy machine the loop, which
+	 * forwards, should not wait for a core behind its own reload.
+	 */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), RELOAD_NICE);
+	/* The room reserved for the copy, touched here rather than there. */
+	memset(r->old.v + r->old.n, 0, (r->old.cap - r->old.n) *
+	    sizeof(r->old.v[0]));
+	reload_tell(r, STAGE_TOUCHED);
+
+	r->nerr = config_load(r->file, &cf, file_error, r);
+
+	pthread_mutex_lock(&r->mu);
+	while (!r->copied && !r->cancel)
+		pthread_cond_wait(&r->cv, &r->mu);
+	cancel = r->cancel;
+	pthread_mutex_unlock(&r->mu);
+
+	if (!cancel && r->nerr == 0 && !r->refused) {
+		/* The file's lines are copied: freed before the peak. */
+		if (reload_effective(r, &cf, &new) == -1)
+			r->refused = 1;
+		config_clear(&cf);
+		if (!r->refused && reload_diff_vec(&r->old, &new, &r->pl,
+		    r->err, sizeof(r->err)) == -1)
+			r->refused = 1;
+	}
+	if (r->refused && r->err[0] == '\0')
+		snprintf(r->err, sizeof(r->err), "out of memory");
+	/* What the loop still needs of the copy; the rest is freed here. */
+	for (i = 0; i < r->old.n; i++)
+		if (r->old.v[i].kind == STMT_INTERFACE &&
+		    stmt_vec_add(&r->ifaces, r->old.v[i].u.st, 0) == -1)
+			break;
+	stmt_vec_clear(&r->old);
+	stmt_vec_clear(&new);
+	config_clear(&cf);
+	reload_tell(r, STAGE_DONE);
+	return NULL;
+}
+
+static void
+reload_free(struct reload *r)
+{
+	if (r->running) {
+		pthread_mutex_lock(&r->mu);
+		r->cancel = 1;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+	}
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	if (r->ev_thread != NULL)
+		event_free(r->ev_thread);
+	if (r->ev_step != NULL)
+		event_free(r->ev_step);
+	if (r->efd != -1)
+		close(r->efd);
+	stmt_vec_clear(&r->old);
+	stmt_vec_clear(&r->ifaces);
+	reload_plan_clear(&r->pl);
+	free(r->msgs);
+	free(r);
+}
+
+static void
+reload_finish(struct reload *r, int ok, const char *err)
+{
+	struct vnetd	*d = r->d;
+	int		 again = r->again;
+	char		 e[256];
+
+	if (!ok)
+		log_warnx("%s", err);
+	/* Over before done() is called: its client may ask for another. */
+	d->reload = NULL;
+	if (r->done != NULL)
+		r->done(ok ? 0 : -1, err, r->arg);
+	reload_free(r);
+	if (again) {
+		log_info("reload: once more, for a SIGHUP that came meanwhile");
+		if (reload_start(d, NULL, NULL, NULL, e, sizeof(e)) == -1)
+			log_warnx("%s", e);
+	}
 }
 
 /* What takes a step that succeeded back: only the first steps need it. */
@@ -498,96 +796,325 @@ reload_undo(struct vnetd *d, const struct stmt *st)
 		log_warnx("reload: undoing: %s", e);
 }
 
-int
-reload_run(struct vnetd *d, void (*emit)(int, const char *, void *),
-    void *arg, char *err, size_t errlen)
+/* A changed interface that cannot be made: the old one made again. */
+static void
+reload_keep_iface(struct reload *r, const char *name)
 {
-	struct reload_report	 r = { emit, arg, 0 };
-	struct config		 cf;
-	struct stmt_list	 old, new;
-	struct reload_plan	 pl;
-	const struct stmt	*st, *prev;
+	const struct stmt	*prev;
+	char			 e[256];
+	size_t			 i;
+
+	for (i = 0; i < r->ifaces.n; i++) {
+		prev = r->ifaces.v[i].u.st;
+		if (strcmp(prev->name, name) != 0)
+			continue;
+		if (vnetd_apply(r->d, prev, 0, e, sizeof(e)) == 0)
+			log_warnx("reload: interface %s: kept as it was", name);
+		else
+			log_warnx("reload: interface %s: cannot make it again "
+			    "as it was: %s", name, e);
+		return;
+	}
+}
+
+static void
+copy_route(const struct stmt_match *src, const struct stmt_match *dst,
+    const struct fwd_port *port, void *arg)
+{
+	struct reload	*r = arg;
+	struct stmt	*st = &r->route;
+	const char	*name = fwd_port_name(port);
+	size_t		 n = strnlen(name, sizeof(st->name) - 1);
+
+	st->kind = STMT_ROUTE;
+	st->src = *src;
+	st->dst = *dst;
+	st->target = (enum stmt_target)fwd_port_kind(port);
+	memcpy(st->name, name, n);
+	st->name[n] = '\0';
+	old_add(st, r);
+}
+
+/* Copies routes for a step's time; 1 when they are all copied. */
+static int
+reload_copy(struct reload *r, uint64_t t0)
+{
+	struct fwd	*f = r->d->fwd;
+
+	if (fwd_route_changes(f) != r->changes) {
+		while (r->old.n > r->nhead)
+			stmt_vec_pop(&r->old);
+		r->at = NULL;
+		r->changes = fwd_route_changes(f);
+		r->restarts++;
+	}
+	do {
+		fwd_route_walk(f, &r->at, COPY_CHUNK, copy_route, r);
+		if (r->at == NULL)
+			return 1;
+	} while (r->restarts >= COPY_RESTARTS ||
+	    vnetd_now_us() - t0 < STEP_US);
+	return 0;
+}
+
+/* One change; -1 when a first step failed and everything was undone. */
+static int
+reload_apply_one(struct reload *r, size_t i, struct stmt *tmp)
+{
+	const struct stmt	*st = stmt_vec_get(&r->pl.steps, i, tmp);
 	char			 line[STMT_LINE_MAX], e[256];
 	char			 msg[STMT_LINE_MAX + 300];
-	size_t			 i, j;
-	int			 nerr, ret = -1, failed = 0;
+	size_t			 j;
 
-	memset(&old, 0, sizeof(old));
-	memset(&new, 0, sizeof(new));
-	memset(&pl, 0, sizeof(pl));
-	nerr = config_load(d->config_file, &cf, file_error, &r);
-	if (nerr != 0) {
-		if (nerr == -1)
-			snprintf(err, errlen, "reload: cannot read %s; nothing "
-			    "changed", d->config_file);
-		else
-			snprintf(err, errlen, "reload: %d error%s in %s; "
-			    "nothing changed", nerr, nerr == 1 ? "" : "s",
-			    d->config_file);
-		goto done;
-	}
-	vnetd_config(d, list_add_cb, &old);
-	if (old.oom || reload_effective(d, &cf, &new) == -1) {
-		snprintf(err, errlen, "reload: out of memory; nothing changed");
-		goto done;
-	}
-	if (reload_diff(old.st, old.n, new.st, new.n, &pl, e,
-	    sizeof(e)) == -1) {
-		report_error(&r, e);
-		snprintf(err, errlen, "reload: %s; nothing changed", e);
-		goto done;
-	}
-	for (i = 0; i < pl.n; i++) {
-		st = &pl.st[i];
+	if (vnetd_apply(r->d, st, 0, e, sizeof(e)) == 0) {
+		if (r->emit == NULL && i >= LOG_CHANGES_MAX)
+			return 0;
 		stmt_print(st, line, sizeof(line));
-		if (vnetd_apply(d, st, 0, e, sizeof(e)) == 0) {
+		if (i < LOG_CHANGES_MAX)
 			log_info("reload: %s", line);
-			if (emit != NULL)
-				emit(0, line, arg);
-			continue;
-		}
-		snprintf(msg, sizeof(msg), "%s: %s", line, e);
-		report_error(&r, msg);
-		if (i < pl.nprep) {
-			for (j = i; j-- > 0;)
-				reload_undo(d, &pl.st[j]);
-			snprintf(err, errlen, "reload: %s; nothing changed",
-			    msg);
-			goto done;
-		}
-		failed++;
-		/* A changed interface that cannot be made: keep the old one. */
-		if (st->kind == STMT_INTERFACE && st->op == STMT_OP_SET &&
-		    (prev = find_named(old.st, old.n, STMT_INTERFACE,
-		    st->name)) != NULL) {
-			if (vnetd_apply(d, prev, 0, e, sizeof(e)) == 0)
-				log_warnx("reload: interface %s: kept as it "
-				    "was", st->name);
-			else
-				log_warnx("reload: interface %s: cannot make "
-				    "it again as it was: %s", st->name, e);
-		}
+		if (r->emit != NULL)
+			r->emit(0, line, r->arg);
+		return 0;
 	}
-	if (failed) {
-		snprintf(err, errlen, "reload: %d of %zu changes failed",
-		    failed, pl.n);
-		goto done;
+	stmt_print(st, line, sizeof(line));
+	snprintf(msg, sizeof(msg), "%s: %s", line, e);
+	report_error(r, msg);
+	if (i < r->pl.nprep) {
+		for (j = i; j-- > 0;)
+			reload_undo(r->d, stmt_vec_get(&r->pl.steps, j, tmp));
+		snprintf(r->err, sizeof(r->err), "reload: %s; nothing changed",
+		    msg);
+		return -1;
 	}
-	log_info("reload: %s: %zu change%s", d->config_file, pl.n,
-	    pl.n == 1 ? "" : "s");
-	ret = 0;
- done:
-	reload_plan_clear(&pl);
-	free(old.st);
-	free(new.st);
-	config_clear(&cf);
-	return ret;
+	r->failed++;
+	if (st->kind == STMT_INTERFACE && st->op == STMT_OP_SET)
+		reload_keep_iface(r, st->name);
+	return 0;
+}
+
+static void
+reload_applied(struct reload *r)
+{
+	if (r->pl.steps.n > LOG_CHANGES_MAX)
+		log_info("reload: and %zu more changes", r->pl.steps.n -
+		    LOG_CHANGES_MAX);
+	log_info("reload: %s: %zu change%s; running state copied in %llu ms "
+	    "(%zu step%s of at most %llu us), file read and compared aside "
+	    "in %llu ms more, changes applied in %zu step%s of at most %llu "
+	    "us", r->file, r->pl.steps.n, r->pl.steps.n == 1 ? "" : "s",
+	    (unsigned long long)(r->t_copy / 1000), r->copy_steps,
+	    r->copy_steps == 1 ? "" : "s", (unsigned long long)r->copy_max,
+	    (unsigned long long)((r->t_read - r->t_copy) / 1000), r->steps,
+	    r->steps == 1 ? "" : "s", (unsigned long long)r->step_max);
+	if (r->failed) {
+		snprintf(r->err, sizeof(r->err), "reload: %d of %zu changes "
+		    "failed", r->failed, r->pl.steps.n);
+		reload_finish(r, 0, r->err);
+	} else
+		reload_finish(r, 1, "");
+}
+
+static void
+reload_step(evutil_socket_t fd, short ev, void *arg)
+{
+	struct reload	*r = arg;
+	struct timeval	 now = { 0, 0 };
+	struct stmt	 tmp;
+	uint64_t	 t0 = vnetd_now_us(), t;
+	size_t		 n;
+
+	if (r->state == RELOAD_COPYING) {
+		n = reload_copy(r, t0);
+		t = vnetd_now_us() - t0;
+		if (t > r->copy_max)
+			r->copy_max = t;
+		r->copy_steps++;
+		if (!n) {
+			event_add(r->ev_step, &now);
+			return;
+		}
+		r->t_copy = vnetd_now_us() - r->t0;
+		r->state = RELOAD_COMPARING;
+		pthread_mutex_lock(&r->mu);
+		r->copied = 1;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	/* The first steps go together: they are undone together. */
+	for (; r->next < r->pl.nprep; r->next++)
+		if (reload_apply_one(r, r->next, &tmp) == -1) {
+			reload_finish(r, 0, r->err);
+			return;
+		}
+	for (n = 0; r->next < r->pl.steps.n; n++) {
+		if (n > 0 && n % STEP_CHECK == 0 &&
+		    vnetd_now_us() - t0 >= STEP_US)
+			break;
+		reload_apply_one(r, r->next++, &tmp);
+	}
+	t = vnetd_now_us() - t0;
+	if (t > r->step_max)
+		r->step_max = t;
+	r->steps++;
+	if (r->next < r->pl.steps.n) {
+		/* A timer, not event_active(): the loop polls first. */
+		event_add(r->ev_step, &now);
+		return;
+	}
+	reload_applied(r);
+}
+
+/* The thread is done: its errors reported, the plan applied. */
+static void
+reload_compared(struct reload *r)
+{
+	struct timeval	 now = { 0, 0 };
+	char		*m, *nl, e[STMT_LINE_MAX + 500];
+
+	pthread_join(r->thread, NULL);
+	r->running = 0;
+	r->t_read = vnetd_now_us() - r->t0;
+	r->state = RELOAD_APPLYING;
+	for (m = r->msgs; m != NULL && (nl = strchr(m, '\n')) != NULL;
+	    m = nl + 1) {
+		*nl = '\0';
+		report_error(r, m);
+	}
+	if (r->nerr != 0) {
+		if (r->nerr == -1)
+			snprintf(e, sizeof(e), "reload: cannot read %s; nothing "
+			    "changed", r->file);
+		else
+			snprintf(e, sizeof(e), "reload: %d error%s in %s; "
+			    "nothing changed", r->nerr, r->nerr == 1 ? "" : "s",
+			    r->file);
+		reload_finish(r, 0, e);
+		return;
+	}
+	if (r->refused || r->err[0] != '\0') {
+		report_error(r, r->err);
+		snprintf(e, sizeof(e), "reload: %s; nothing changed", r->err);
+		reload_finish(r, 0, e);
+		return;
+	}
+	event_add(r->ev_step, &now);
+}
+
+static void
+reload_thread_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct reload	*r = arg;
+	struct timeval	 now = { 0, 0 };
+	uint64_t	 v;
+	int		 stage;
+
+	if (read(r->efd, &v, sizeof(v)) == -1 && errno == EAGAIN)
+		return;
+	pthread_mutex_lock(&r->mu);
+	stage = r->stage;
+	pthread_mutex_unlock(&r->mu);
+	if (r->state == RELOAD_PREPARING && stage >= STAGE_TOUCHED) {
+		r->state = RELOAD_COPYING;
+		event_add(r->ev_step, &now);
+	}
+	if (r->state == RELOAD_COMPARING && stage == STAGE_DONE)
+		reload_compared(r);
+}
+
+int
+reload_start(struct vnetd *d, void (*emit)(int, const char *, void *),
+    void (*done)(int, const char *, void *), void *arg, char *err,
+    size_t errlen)
+{
+	struct reload	*r;
+	int		 e;
+
+	if (d->reload != NULL) {
+		if (emit == NULL && done == NULL) {
+			d->reload->again = 1;
+			return 0;
+		}
+		snprintf(err, errlen, "reload: one is under way; try again "
+		    "when it is done");
+		return -1;
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(err, errlen, "reload: out of memory; nothing changed");
+		return -1;
+	}
+	r->d = d;
+	r->efd = -1;
+	r->emit = emit;
+	r->done = done;
+	r->arg = arg;
+	r->t0 = vnetd_now_us();
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	snprintf(r->file, sizeof(r->file), "%s", d->config_file);
+	vnetd_default_node(r->node, sizeof(r->node));
+	snprintf(r->control_path, sizeof(r->control_path), "%s",
+	    d->control_path);
+	r->control_fixed = d->control_fixed;
+	/* The routes come in steps, into room made now. */
+	vnetd_config_but_routes(d, old_add, r);
+	r->nhead = r->old.n;
+	r->changes = fwd_route_changes(d->fwd);
+	if (r->refused || stmt_vec_reserve(&r->old, r->nhead +
+	    fwd_route_count(d->fwd) + 64) == -1) {
+		snprintf(err, errlen, "reload: out of memory; nothing changed");
+		goto fail;
+	}
+	if ((r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1 ||
+	    (r->ev_thread = event_new(d->base, r->efd, EV_READ | EV_PERSIST,
+	    reload_thread_cb, r)) == NULL ||
+	    (r->ev_step = evtimer_new(d->base, reload_step, r)) == NULL ||
+	    event_add(r->ev_thread, NULL) == -1) {
+		snprintf(err, errlen, "reload: %s; nothing changed",
+		    strerror(errno));
+		goto fail;
+	}
+	r->state = RELOAD_PREPARING;
+	if ((e = pthread_create(&r->thread, NULL, reload_work, r)) != 0) {
+		snprintf(err, errlen, "reload: thread: %s; nothing changed",
+		    strerror(e));
+		goto fail;
+	}
+	r->running = 1;
+	d->reload = r;
+	return 0;
+ fail:
+	reload_free(r);
+	return -1;
+}
+
+void
+reload_forget(struct vnetd *d, void *arg)
+{
+	if (d->reload != NULL && d->reload->arg == arg) {
+		d->reload->emit = NULL;
+		d->reload->done = NULL;
+		d->reload->arg = NULL;
+	}
+}
+
+void
+reload_cancel(struct vnetd *d)
+{
+	struct reload	*r = d->reload;
+
+	if (r == NULL)
+		return;
+	/* Not done(): a client would go on with its requests; it is closed. */
+	log_warnx("reload: stopped: vnetd is exiting");
+	d->reload = NULL;
+	reload_free(r);
 }
 
 struct reload_preview {
 	void		(*emit)(int, const char *, void *);
 	void		 *arg;
-	int		  errors;
 };
 
 static void
@@ -595,27 +1122,37 @@ preview_error(const char *msg, void *arg)
 {
 	struct reload_preview *pv = arg;
 
-	pv->errors++;
 	if (pv->emit != NULL)
 		pv->emit(1, msg, pv->arg);
 }
 
+/*
+ * reload -n works as a reload does, from the loop and at once: it is asked
+ * for by a person, and it applies nothing, so nothing waits on it but its
+ * client.
+ */
 int
 reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
     void *arg, size_t *nchanges, char *err, size_t errlen)
 {
-	struct reload_preview	 pv = { emit, arg, 0 };
+	struct reload_preview	 pv = { emit, arg };
+	struct reload		*r;
 	struct config		 cf;
-	struct stmt_list	 old, new;
-	struct reload_plan	 pl;
-	char			 line[STMT_LINE_MAX], e[256];
+	struct stmt_vec		 new = { NULL, 0, 0 };
+	struct stmt		 tmp;
+	char			 line[STMT_LINE_MAX];
 	size_t			 i;
 	int			 nerr, ret = -1;
 
-	memset(&old, 0, sizeof(old));
-	memset(&new, 0, sizeof(new));
-	memset(&pl, 0, sizeof(pl));
 	*nchanges = 0;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(err, errlen, "reload -n: out of memory");
+		return -1;
+	}
+	vnetd_default_node(r->node, sizeof(r->node));
+	snprintf(r->control_path, sizeof(r->control_path), "%s",
+	    d->control_path);
+	r->control_fixed = d->control_fixed;
 	if ((nerr = config_load(d->config_file, &cf, preview_error,
 	    &pv)) != 0) {
 		if (nerr == -1)
@@ -627,28 +1164,31 @@ reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
 			    nerr == 1 ? "" : "s", d->config_file);
 		goto done;
 	}
-	vnetd_config(d, list_add_cb, &old);
-	if (old.oom || reload_effective(d, &cf, &new) == -1) {
+	vnetd_config(d, old_add, r);
+	if (r->refused || reload_effective(r, &cf, &new) == -1) {
 		snprintf(err, errlen, "reload -n: out of memory");
 		goto done;
 	}
-	if (reload_diff(old.st, old.n, new.st, new.n, &pl, e,
-	    sizeof(e)) == -1) {
+	if (reload_diff_vec(&r->old, &new, &r->pl, r->err,
+	    sizeof(r->err)) == -1) {
 		snprintf(err, errlen, "reload -n: %s: reload would change "
-		    "nothing", e);
+		    "nothing", r->err);
 		goto done;
 	}
-	for (i = 0; i < pl.n; i++) {
-		stmt_print(&pl.st[i], line, sizeof(line));
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < r->pl.steps.n; i++) {
+		stmt_print(stmt_vec_get(&r->pl.steps, i, &tmp), line,
+		    sizeof(line));
 		if (emit != NULL)
 			emit(0, line, arg);
 	}
-	*nchanges = pl.n;
+	*nchanges = r->pl.steps.n;
 	ret = 0;
  done:
-	reload_plan_clear(&pl);
-	free(old.st);
-	free(new.st);
+	reload_plan_clear(&r->pl);
+	stmt_vec_clear(&r->old);
+	stmt_vec_clear(&new);
 	config_clear(&cf);
+	free(r);
 	return ret;
 }

@@ -11,7 +11,9 @@
 #include <arpa/inet.h>
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -2043,4 +2045,376 @@ int
 stmt_valid_account(const char *s)
 {
 	return s[0] != '-' && name_chars(s, STMT_ACCOUNT_MAX);
+}
+
+/* Lists. */
+
+int
+stmt_vec_reserve(struct stmt_vec *v, size_t cap)
+{
+	struct stmt_item	*n;
+
+	if (cap <= v->cap)
+		return 0;
+	if ((n = reallocarray(v->v, cap, sizeof(*n))) == NULL)
+		return -1;
+	v->v = n;
+	v->cap = cap;
+	return 0;
+}
+
+int
+stmt_vec_add(struct stmt_vec *v, const struct stmt *st, int line)
+{
+	struct stmt_item	*it;
+	struct stmt_route	*r;
+
+	if (v->n == v->cap &&
+	    stmt_vec_reserve(v, v->cap ? v->cap * 2 : 64) == -1)
+		return -1;
+	it = &v->v[v->n];
+	memset(it, 0, sizeof(*it));
+	if (st->kind == STMT_ROUTE) {
+		r = &it->u.route;
+		r->src = st->src;
+		r->dst = st->dst;
+		memcpy(r->name, st->name, sizeof(r->name));
+		r->name[STMT_NAME_MAX] = '\0';
+		r->target = (uint8_t)st->target;
+		r->op = (uint8_t)st->op;
+	} else {
+		if ((it->u.st = malloc(sizeof(*st))) == NULL)
+			return -1;
+		*it->u.st = *st;
+	}
+	it->line = line;
+	it->kind = (uint8_t)st->kind;
+	v->n++;
+	return 0;
+}
+
+const struct stmt *
+stmt_vec_get(const struct stmt_vec *v, size_t i, struct stmt *tmp)
+{
+	const struct stmt_item	*it = &v->v[i];
+	const struct stmt_route	*r = &it->u.route;
+
+	if (it->kind != STMT_ROUTE)
+		return it->u.st;
+	tmp->kind = STMT_ROUTE;
+	tmp->op = (enum stmt_op)r->op;
+	tmp->src = r->src;
+	tmp->dst = r->dst;
+	tmp->target = (enum stmt_target)r->target;
+	memcpy(tmp->name, r->name, sizeof(tmp->name));
+	return tmp;
+}
+
+void
+stmt_vec_pop(struct stmt_vec *v)
+{
+	if (v->n == 0)
+		return;
+	v->n--;
+	if (v->v[v->n].kind != STMT_ROUTE)
+		free(v->v[v->n].u.st);
+}
+
+void
+stmt_vec_clear(struct stmt_vec *v)
+{
+	while (v->n > 0)
+		stmt_vec_pop(v);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Hashes and indexes. */
+
+static uint32_t
+fnv(uint32_t h, const void *data, size_t n)
+{
+	const uint8_t	*p = data;
+	size_t		 i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t
+fnv_str(uint32_t h, const char *s)
+{
+	return fnv(h, s, strlen(s));
+}
+
+static uint32_t
+fnv_u32(uint32_t h, uint32_t v)
+{
+	return fnv(h, &v, sizeof(v));
+}
+
+/* murmur3's finalizer: the table takes the low bits. */
+static uint32_t
+hash_final(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t
+match_hash(uint32_t h, const struct stmt_match *m)
+{
+	h = fnv_u32(h, (uint32_t)m->kind);
+	return m->kind == MATCH_ANY ? h : fnv(h, m->mac, ETHER_ADDR_LEN);
+}
+
+uint32_t
+stmt_hash(const struct stmt *st)
+{
+	uint32_t	 h = 2166136261u;
+	size_t		 i;
+
+	h = fnv_u32(h, (uint32_t)st->kind);
+	h = fnv_u32(h, (uint32_t)st->op);
+	switch (st->kind) {
+	case STMT_ROUTE:
+		h = match_hash(h, &st->src);
+		h = match_hash(h, &st->dst);
+		h = fnv_u32(h, (uint32_t)st->target);
+		h = fnv_str(h, st->name);
+		break;
+	case STMT_NODE:
+	case STMT_NETWORK:
+	case STMT_INTERFACE:
+	case STMT_LINK:
+	case STMT_SET_LINK:
+		h = fnv_str(h, st->name);
+		break;
+	case STMT_VCC:
+		h = fnv_u32(fnv_str(h, st->name), (uint32_t)st->vcc);
+		break;
+	case STMT_LISTEN:
+		/* As hostport_equal() compares: host names case-blind. */
+		h = fnv_u32(h, st->addr.port);
+		for (i = 0; st->addr.host[i] != '\0'; i++)
+			h = (h ^ (uint8_t)(st->addr.host[i] | 0x20)) *
+			    16777619u;
+		break;
+	case STMT_KEEPALIVE:
+		h = fnv_u32(h, st->num);
+		break;
+	case STMT_SHOW:
+		h = fnv_u32(h, (uint32_t)st->show);
+		break;
+	default:
+		break;
+	}
+	return hash_final(h);
+}
+
+static uint32_t
+key_hash(enum stmt_key key, const struct stmt *st)
+{
+	uint32_t	 h = fnv_u32(2166136261u, (uint32_t)st->kind);
+
+	switch (key) {
+	case STMT_KEY_SAME:
+		return stmt_hash(st);
+	case STMT_KEY_NAME:
+		if (st->kind == STMT_VCC)
+			h = fnv_u32(h, (uint32_t)st->vcc);
+		h = fnv_str(h, st->name);
+		break;
+	case STMT_KEY_ADDR:
+		h = fnv_u32(fnv_str(h, st->addr.host), st->addr.port);
+		break;
+	}
+	return hash_final(h);
+}
+
+/* key_hash() of a route item, without making a whole statement of it. */
+static uint32_t
+route_key_hash(enum stmt_key key, const struct stmt_route *r)
+{
+	uint32_t	 h = fnv_u32(2166136261u, (uint32_t)STMT_ROUTE);
+
+	switch (key) {
+	case STMT_KEY_SAME:
+		h = fnv_u32(h, (uint32_t)r->op);
+		h = match_hash(h, &r->src);
+		h = match_hash(h, &r->dst);
+		h = fnv_u32(h, (uint32_t)r->target);
+		h = fnv_str(h, r->name);
+		break;
+	case STMT_KEY_NAME:
+		h = fnv_str(h, r->name);
+		break;
+	case STMT_KEY_ADDR:
+		h = fnv_u32(fnv_str(h, ""), 0);
+		break;
+	}
+	return hash_final(h);
+}
+
+static int
+key_equal(enum stmt_key key, const struct stmt *a, const struct stmt *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (key) {
+	case STMT_KEY_SAME:
+		return stmt_equal(a, b);
+	case STMT_KEY_NAME:
+		return (a->kind != STMT_VCC || a->vcc == b->vcc) &&
+		    strcmp(a->name, b->name) == 0;
+	case STMT_KEY_ADDR:
+		return a->addr.port == b->addr.port &&
+		    strcmp(a->addr.host, b->addr.host) == 0;
+	}
+	return 0;
+}
+
+/* A route item against a statement, without making a whole statement. */
+static int
+route_key_equal(enum stmt_key key, const struct stmt_route *r,
+    const struct stmt *st)
+{
+	if (st->kind != STMT_ROUTE)
+		return 0;
+	switch (key) {
+	case STMT_KEY_SAME:
+		return r->op == (uint8_t)st->op &&
+		    r->target == (uint8_t)st->target &&
+		    match_equal(&r->src, &st->src) &&
+		    match_equal(&r->dst, &st->dst) &&
+		    strcmp(r->name, st->name) == 0;
+	case STMT_KEY_NAME:
+		return strcmp(r->name, st->name) == 0;
+	case STMT_KEY_ADDR:
+		return st->addr.host[0] == '\0' && st->addr.port == 0;
+	}
+	return 0;
+}
+
+struct stmt_index_slot {
+	size_t		 item;		/* item number + 1; 0: empty */
+	uint32_t	 hash;
+};
+
+void
+stmt_index_init(struct stmt_index *ix, const struct stmt_vec *v,
+    enum stmt_key key)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->vec = v;
+	ix->key = key;
+}
+
+void
+stmt_index_free(struct stmt_index *ix)
+{
+	free(ix->slot);
+	ix->slot = NULL;
+	ix->nslot = ix->n = 0;
+}
+
+/*
+ * Linear probing, and no removals: of the items with one key, the first
+ * added is the first on the probe sequence, and a rehash in slot order
+ * keeps that (equal keys go to one run, in the order they had).
+ */
+static void
+slot_put(struct stmt_index_slot *s, size_t nslot, size_t item, uint32_t hash)
+{
+	size_t	 j = hash & (nslot - 1);
+
+	while (s[j].item != 0)
+		j = (j + 1) & (nslot - 1);
+	s[j].item = item;
+	s[j].hash = hash;
+}
+
+static int
+index_grow(struct stmt_index *ix)
+{
+	struct stmt_index_slot	*s;
+	size_t			 n, i, j, start;
+
+	if (ix->nslot > 0 && (ix->n + 1) * 4 <= ix->nslot * 3)
+		return 0;
+	n = ix->nslot ? ix->nslot * 2 : 64;
+	if (n > SIZE_MAX / sizeof(*s) || (s = calloc(n, sizeof(*s))) == NULL)
+		return -1;
+	/*
+	 * Start at an empty slot so that no run is split across the end of
+	 * the old table: each run is put back in order.
+	 */
+	for (start = 0; start < ix->nslot && ix->slot[start].item != 0; start++)
+		;
+	for (i = 0; i < ix->nslot; i++) {
+		j = (start + i) & (ix->nslot - 1);
+		if (ix->slot[j].item != 0)
+			slot_put(s, n, ix->slot[j].item, ix->slot[j].hash);
+	}
+	free(ix->slot);
+	ix->slot = s;
+	ix->nslot = n;
+	return 0;
+}
+
+int
+stmt_index_add(struct stmt_index *ix, size_t i)
+{
+	const struct stmt_item	*it = &ix->vec->v[i];
+
+	if (index_grow(ix) == -1)
+		return -1;
+	slot_put(ix->slot, ix->nslot, i + 1, it->kind == STMT_ROUTE ?
+	    route_key_hash(ix->key, &it->u.route) :
+	    key_hash(ix->key, it->u.st));
+	ix->n++;
+	return 0;
+}
+
+int
+stmt_index_add_all(struct stmt_index *ix, enum stmt_kind kind)
+{
+	size_t	 i;
+
+	for (i = 0; i < ix->vec->n; i++)
+		if ((kind == 0 || ix->vec->v[i].kind == kind) &&
+		    stmt_index_add(ix, i) == -1)
+			return -1;
+	return 0;
+}
+
+long
+stmt_index_find(const struct stmt_index *ix, const struct stmt *st)
+{
+	const struct stmt_item	*it;
+	uint32_t		 h;
+	size_t			 j;
+	int			 eq;
+
+	if (ix->nslot == 0)
+		return -1;
+	h = key_hash(ix->key, st);
+	for (j = h & (ix->nslot - 1); ix->slot[j].item != 0;
+	    j = (j + 1) & (ix->nslot - 1)) {
+		if (ix->slot[j].hash != h)
+			continue;
+		it = &ix->vec->v[ix->slot[j].item - 1];
+		if (it->kind == STMT_ROUTE)
+			eq = route_key_equal(ix->key, &it->u.route, st);
+		else
+			eq = key_equal(ix->key, it->u.st, st);
+		if (eq)
+			return (long)(ix->slot[j].item - 1);
+	}
+	return -1;
 }

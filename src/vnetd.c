@@ -130,9 +130,9 @@ tls_line(const struct config *cf, const char *msg)
 	for (i = 0; i < sizeof(kws) / sizeof(kws[0]); i++) {
 		if (strncmp(msg, kws[i].kw, strlen(kws[i].kw)) != 0)
 			continue;
-		for (j = cf->n; j-- > 0;)
-			if (cf->lines[j].st.kind == kws[i].kind)
-				return cf->lines[j].line;
+		for (j = cf->lines.n; j-- > 0;)
+			if (cf->lines.v[j].kind == kws[i].kind)
+				return cf->lines.v[j].line;
 	}
 	return 0;
 }
@@ -141,34 +141,37 @@ static int
 check_system(const struct config *cf)
 {
 	struct vnetd	 d;
-	const struct config_line *cl;
+	const struct stmt *st;
+	struct stmt	 tmp;
 	char		 err[512];
-	int		 errors = 0, has_tls = 0;
+	int		 errors = 0, has_tls = 0, line;
 	size_t		 i;
 
 	if (vnetd_init(&d) == -1) {
 		fprintf(stderr, "vnetd: initialising: %s\n", strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < cf->n; i++) {
-		cl = &cf->lines[i];
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		line = cf->lines.v[i].line;
 		/*
 		 * What the kernel lets a link use; unless run as root, a
 		 * refusal may only be ours (the daemon has CAP_NET_ADMIN).
 		 */
-		if ((cl->st.lopts & STMT_LOPT_CONGESTION) &&
-		    link_congestion_check(cl->st.congestion, err,
+		if ((st->lopts & STMT_LOPT_CONGESTION) &&
+		    link_congestion_check(st->congestion, err,
 		    sizeof(err)) == -1 && (errno != EPERM || geteuid() == 0)) {
 			fprintf(stderr, "%s:%d: link %s: %s\n", cf->file,
-			    cl->line, cl->st.name, err);
+			    line, st->name, err);
 			errors++;
 		}
-		if (config_stmt_order(&cl->st) != 0)
+		if (config_stmt_order(st) != 0)
 			continue;
-		if (cl->st.kind == STMT_TLS_CERT)
+		if (st->kind == STMT_TLS_CERT)
 			has_tls = 1;
-		if (vnetd_apply(&d, &cl->st, 0, err, sizeof(err)) == -1) {
-			fprintf(stderr, "%s:%d: %s\n", cf->file, cl->line, err);
+		if (vnetd_apply(&d, st, 0, err, sizeof(err)) == -1) {
+			fprintf(stderr, "%s:%d: %s\n", cf->file, line, err);
 			errors++;
 		}
 	}
@@ -194,50 +197,59 @@ static void
 check_routes(const struct config *cf, void (*warnf)(const char *, void *))
 {
 	const struct stmt *st;
+	struct stmt	 tmp, probe;
+	struct stmt_index links;
 	char		 node[STMT_NAME_MAX + 1], msg[STMT_PATH_MAX + 256];
-	int		 listens = 0;
-	size_t		 i, j;
+	int		 listens = 0, line;
+	size_t		 i;
 
 	vnetd_default_node(node, sizeof(node));
-	for (i = 0; i < cf->n; i++) {
-		st = &cf->lines[i].st;
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		st = stmt_vec_get(&cf->lines, i, &tmp);
 		if (st->kind == STMT_LISTEN && st->op == STMT_OP_SET)
 			listens = 1;
 		if (st->kind == STMT_NODE)
 			snprintf(node, sizeof(node), "%s", st->name);
 	}
-	for (i = 0; i < cf->n; i++) {
-		st = &cf->lines[i].st;
-		if (st->kind != STMT_ROUTE || st->op != STMT_OP_SET ||
-		    st->target != TARGET_LINK)
+	/* By name: a file of many routes is checked in linear time. */
+	stmt_index_init(&links, &cf->lines, STMT_KEY_NAME);
+	if (stmt_index_add_all(&links, STMT_LINK) == -1) {
+		stmt_index_free(&links);
+		return;		/* out of memory: a warning less */
+	}
+	memset(&probe, 0, sizeof(probe));
+	probe.kind = STMT_LINK;
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind != STMT_ROUTE)
 			continue;
-		for (j = 0; j < cf->n; j++)
-			if (cf->lines[j].st.kind == STMT_LINK &&
-			    cf->lines[j].st.op == STMT_OP_SET &&
-			    strcmp(cf->lines[j].st.name, st->name) == 0)
-				break;
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		line = cf->lines.v[i].line;
+		if (st->op != STMT_OP_SET || st->target != TARGET_LINK)
+			continue;
+		snprintf(probe.name, sizeof(probe.name), "%s", st->name);
 		if (strcmp(st->name, node) == 0)
 			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
 			    "link %s, this node's own name: no peer can bring "
-			    "it, the route is never used", cf->file,
-			    cf->lines[i].line, st->name);
-		else if (j == cf->n && !listens)
+			    "it, the route is never used", cf->file, line,
+			    st->name);
+		else if (!listens && stmt_index_find(&links, &probe) == -1)
 			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
 			    "link %s, which no link statement makes and, "
 			    "without a listener, no peer can bring: a "
-			    "misspelling?", cf->file, cf->lines[i].line,
-			    st->name);
+			    "misspelling?", cf->file, line, st->name);
 		else
 			continue;
 		warnf(msg, NULL);
 	}
+	stmt_index_free(&links);
 }
 
 static int
 cmp_order(const void *a, const void *b)
 {
-	const struct config_line *x = a, *y = b;
-	int	 ox = config_stmt_order(&x->st), oy = config_stmt_order(&y->st);
+	const struct stmt_item *x = a, *y = b;
+	int	 ox = config_kind_order(x->kind), oy = config_kind_order(y->kind);
 
 	if (ox != oy)
 		return ox - oy;
@@ -315,6 +327,7 @@ main(int argc, char **argv)
 {
 	struct vnetd	 d;
 	struct config	 cf;
+	struct stmt	 tmp;
 	const char	*conffile = VNETD_CONF, *sock = NULL, *pidfile = NULL;
 	char		 err[512], c = 'r';
 	int		 ch, foreground = 0, check = 0, verbose = 0, ready = -1;
@@ -388,10 +401,12 @@ main(int argc, char **argv)
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
-	qsort(cf.lines, cf.n, sizeof(cf.lines[0]), cmp_order);
-	for (i = 0; i < cf.n; i++)
-		if (vnetd_apply(&d, &cf.lines[i].st, 0, err, sizeof(err)) == -1)
-			fatalx("%s:%d: %s", cf.file, cf.lines[i].line, err);
+	qsort(cf.lines.v, cf.lines.n, sizeof(cf.lines.v[0]), cmp_order);
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf.lines.n; i++)
+		if (vnetd_apply(&d, stmt_vec_get(&cf.lines, i, &tmp), 0, err,
+		    sizeof(err)) == -1)
+			fatalx("%s:%d: %s", cf.file, cf.lines.v[i].line, err);
 	/* Reload reads it again after the daemon has changed directory. */
 	if (realpath(conffile, d.config_file) == NULL)
 		snprintf(d.config_file, sizeof(d.config_file), "%s", conffile);

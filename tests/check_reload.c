@@ -3,6 +3,7 @@
  * changes out, in the order they are applied.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +44,14 @@ static void
 plan_text(const struct reload_plan *pl, char *out, size_t len)
 {
 	char	 line[STMT_LINE_MAX];
+	struct stmt tmp;
 	size_t	 i;
 
+	memset(&tmp, 0, sizeof(tmp));
 	out[0] = '\0';
-	for (i = 0; i < pl->n; i++) {
-		stmt_print(&pl->st[i], line, sizeof(line));
+	for (i = 0; i < pl->steps.n; i++) {
+		stmt_print(stmt_vec_get(&pl->steps, i, &tmp), line,
+		    sizeof(line));
 		if (i > 0)
 			strncat(out, "|", len - strlen(out) - 1);
 		strncat(out, line, len - strlen(out) - 1);
@@ -199,7 +203,7 @@ START_TEST(test_diff)
 		ck_assert_int_eq(r, -1);
 		ck_assert_msg(strstr(err, "cannot change at run time") != NULL,
 		    "message: %s", err);
-		ck_assert_uint_eq(pl.n, 0);
+		ck_assert_uint_eq(pl.steps.n, 0);
 	} else {
 		ck_assert_msg(r == 0, "refused: %s", err);
 		plan_text(&pl, got, sizeof(got));
@@ -264,9 +268,11 @@ START_TEST(test_apply_plan)
 {
 	struct list		*old, *new;
 	struct reload_plan	 pl;
+	struct stmt		 tmp;
 	char			 err[256];
 	size_t			 i, j;
 
+	memset(&tmp, 0, sizeof(tmp));
 	old = calloc(1, sizeof(*old));
 	new = calloc(1, sizeof(*new));
 	ck_assert_ptr_nonnull(old);
@@ -277,8 +283,8 @@ START_TEST(test_apply_plan)
 		goto done;
 	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
 	    err, sizeof(err)), 0);
-	for (i = 0; i < pl.n; i++) {
-		const struct stmt *c = &pl.st[i];
+	for (i = 0; i < pl.steps.n; i++) {
+		const struct stmt *c = stmt_vec_get(&pl.steps, i, &tmp);
 
 		if (c->op == STMT_OP_SET) {
 			/* A setting replaces the old value. */
@@ -304,11 +310,106 @@ START_TEST(test_apply_plan)
 	/* Same statements now, so the difference is empty. */
 	ck_assert_int_eq(reload_diff(old->st, old->n, new->st, new->n, &pl,
 	    err, sizeof(err)), 0);
-	ck_assert_uint_eq(pl.n, 0);
+	ck_assert_uint_eq(pl.steps.n, 0);
 	reload_plan_clear(&pl);
  done:
 	free(old);
 	free(new);
+}
+END_TEST
+
+#define SPACE		120000	/* routes a random list draws from */
+
+/* Route number id of the space, printed: three targets, 40,000 MACs. */
+static void
+route_text(unsigned int id, char *buf, size_t len)
+{
+	snprintf(buf, len, "route any 02:00:00:%02x:%02x:%02x %s",
+	    id / 3 % 256, id / 3 / 256 % 256, id / 3 / 65536,
+	    id % 3 == 0 ? "interface guest" : id % 3 == 1 ? "link h1" :
+	    "link h2");
+}
+
+/*
+ * Random lists of many thousand routes, each route at most once in a list
+ * (as in the daemon and in a checked file), with a few, half or most of
+ * them in both: the plan is exactly the old routes the new list lacks,
+ * removed in the old list's order, then the new routes the old list
+ * lacks, added in the new list's order.  The expected plan comes from a
+ * table of which routes each list has, not from an index.
+ */
+START_TEST(test_diff_big)
+{
+	static const char *const settings[] = { "node a", "network n",
+	    "control /run/vnetd.sock", "keepalive 10", "learn no",
+	    "offload yes", "threads no", "interface guest tap vtap0",
+	    "link h1 10.0.0.1:7870" };
+	struct stmt_vec		 v[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	struct reload_plan	 pl;
+	struct stmt		 st, tmp;
+	struct stmt_error	 perr;
+	unsigned int		*ids[2], id, seed = 1410 + (unsigned int)_i;
+	uint8_t			*in[2];
+	char			 want[STMT_LINE_MAX], got[128];
+	char			 err[256];
+	size_t			 n[2], i, k = 0;
+	int			 side;
+
+	n[0] = _i == 0 ? 2000 : 50000;
+	n[1] = _i == 1 ? 30000 : n[0];
+	memset(&tmp, 0, sizeof(tmp));
+	for (side = 0; side < 2; side++) {
+		in[side] = calloc(SPACE, 1);
+		ids[side] = calloc(n[side], sizeof(unsigned int));
+		ck_assert_ptr_nonnull(in[side]);
+		ck_assert_ptr_nonnull(ids[side]);
+		for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+			ck_assert_int_eq(stmt_parse(settings[i], &st, &perr), 1);
+			ck_assert_int_eq(stmt_vec_add(&v[side], &st, 0), 0);
+		}
+		for (i = 0; i < n[side]; i++) {
+			/* Case 2: the new list is the old one, 2% changed. */
+			if (side == 1 && _i == 2 && i % 50 != 0)
+				id = ids[0][i];
+			else
+				do {
+					id = (unsigned int)rand_r(&seed) % SPACE;
+				} while (in[side][id]);
+			in[side][id] = 1;
+			ids[side][i] = id;
+			route_text(id, want, sizeof(want));
+			ck_assert_int_eq(stmt_parse(want, &st, &perr), 1);
+			ck_assert_int_eq(stmt_vec_add(&v[side], &st, 0), 0);
+		}
+	}
+	ck_assert_int_eq(reload_diff_vec(&v[0], &v[1], &pl, err,
+	    sizeof(err)), 0);
+	ck_assert_uint_eq(pl.nprep, 0);
+	for (side = 0; side < 2; side++) {
+		for (i = 0; i < n[side]; i++) {
+			id = ids[side][i];
+			if (in[!side][id])
+				continue;
+			route_text(id, got, sizeof(got));
+			snprintf(want, sizeof(want), "%s%s", side == 0 ?
+			    "del-" : "", got);
+			ck_assert_uint_lt(k, pl.steps.n);
+			stmt_print(stmt_vec_get(&pl.steps, k, &tmp), got,
+			    sizeof(got));
+			ck_assert_str_eq(got, want);
+			k++;
+		}
+	}
+	ck_assert_uint_eq(k, pl.steps.n);
+	/* The plan did have work to do, and did not redo everything. */
+	ck_assert_uint_gt(k, 0);
+	ck_assert_uint_lt(k, n[0] + n[1]);
+	reload_plan_clear(&pl);
+	for (side = 0; side < 2; side++) {
+		free(in[side]);
+		free(ids[side]);
+		stmt_vec_clear(&v[side]);
+	}
 }
 END_TEST
 
@@ -324,6 +425,10 @@ reload_suite(void)
 	    sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_apply_plan, 0,
 	    sizeof(cases) / sizeof(cases[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("big");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_diff_big, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

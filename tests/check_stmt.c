@@ -1618,6 +1618,227 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* Equal statements hash equal: an index finds one by the other. */
+START_TEST(test_hash_equal)
+{
+	struct stmt	 a, b;
+
+	parse_ok(equals[_i].a, &a);
+	parse_ok(equals[_i].b, &b);
+	if (equals[_i].equal)
+		ck_assert_msg(stmt_hash(&a) == stmt_hash(&b),
+		    "'%s' and '%s' hash apart", equals[_i].a, equals[_i].b);
+}
+END_TEST
+
+/* Every valid statement comes back out of a list as it went in. */
+START_TEST(test_vec)
+{
+	struct stmt_vec		 v = { NULL, 0, 0 };
+	struct stmt		*in, tmp;
+	const struct stmt	*out;
+	char			 a[STMT_LINE_MAX + 1], b[STMT_LINE_MAX + 1];
+	size_t			 i;
+
+	in = calloc(nitems(valid), sizeof(*in));
+	ck_assert_ptr_nonnull(in);
+	for (i = 0; i < nitems(valid); i++) {
+		parse_ok(valid[i].line, &in[i]);
+		ck_assert_int_eq(stmt_vec_add(&v, &in[i], (int)i + 1), 0);
+	}
+	ck_assert_uint_eq(v.n, nitems(valid));
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < nitems(valid); i++) {
+		out = stmt_vec_get(&v, i, &tmp);
+		ck_assert_int_eq(v.v[i].line, (int)i + 1);
+		ck_assert_int_eq(v.v[i].kind, in[i].kind);
+		ck_assert_msg(stmt_equal(out, &in[i]), "'%s' changed",
+		    valid[i].line);
+		stmt_print(out, a, sizeof(a));
+		stmt_print(&in[i], b, sizeof(b));
+		ck_assert_str_eq(a, b);
+	}
+	/* What makes a long list small. */
+	ck_assert_uint_le(sizeof(struct stmt_item), 80);
+	stmt_vec_pop(&v);
+	ck_assert_uint_eq(v.n, nitems(valid) - 1);
+	stmt_vec_clear(&v);
+	ck_assert_uint_eq(v.n, 0);
+	free(in);
+}
+END_TEST
+
+/*
+ * Random statements that repeat: routes from a small set of MACs and
+ * names, links and interfaces from a small set of names, listeners from a
+ * few addresses, spelled in upper and lower case.
+ */
+static void
+random_line(unsigned int *seed, char *buf, size_t len)
+{
+	static const char *const hosts[] = { "a.example", "A.example",
+	    "10.0.0.1", "*" };
+	static const char *const ends[] = { "any", "02:00:00:00:00:01",
+	    "not-02:00:00:00:00:01", "ff:ff:ff:ff:ff:ff" };
+	unsigned int	 r = (unsigned int)rand_r(seed);
+
+	switch (r % 8) {
+	case 0:
+		snprintf(buf, len, "link l%u 10.0.0.%u:7870", r / 8 % 20,
+		    r / 160 % 3 + 1);
+		break;
+	case 1:
+		snprintf(buf, len, "interface i%u tap", r / 8 % 20);
+		break;
+	case 2:
+		snprintf(buf, len, "listen %s:%u", hosts[r / 8 % 4],
+		    r / 32 % 3 + 1);
+		break;
+	case 3:
+		snprintf(buf, len, "vcc %s i%u%s", r / 8 % 2 ? "share" : "",
+		    r / 16 % 5, r / 8 % 2 ? " window 1000" : " ecn virtual");
+		break;
+	default:
+		snprintf(buf, len, "route %s 02:00:00:%02x:%02x:%02x %s l%u",
+		    ends[r / 8 % 4], r / 32 % 4, r / 128 % 64, r / 8192 % 8,
+		    r / 65536 % 2 ? "link" : "interface", r / 131072 % 3);
+		break;
+	}
+	if (strncmp(buf, "vcc  ", 5) == 0)
+		memmove(buf + 4, buf + 5, strlen(buf + 5) + 1);
+}
+
+/* What each key means, spelled out. */
+static int
+ref_same_key(enum stmt_key key, const struct stmt *a, const struct stmt *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (key) {
+	case STMT_KEY_SAME:
+		return stmt_equal(a, b);
+	case STMT_KEY_NAME:
+		return strcmp(a->name, b->name) == 0 &&
+		    (a->kind != STMT_VCC || a->vcc == b->vcc);
+	case STMT_KEY_ADDR:
+		return strcmp(a->addr.host, b->addr.host) == 0 &&
+		    a->addr.port == b->addr.port;
+	}
+	return 0;
+}
+
+/*
+ * An index against a search of every earlier item: each statement, looked
+ * up before it is added, finds the first earlier one with its key, or none.
+ */
+START_TEST(test_index_random)
+{
+	static const enum stmt_key keys[] = { STMT_KEY_SAME, STMT_KEY_NAME,
+	    STMT_KEY_ADDR };
+	enum stmt_key		 key = keys[_i];
+	struct stmt_vec		 v = { NULL, 0, 0 };
+	struct stmt_index	 ix;
+	struct stmt		*all, a, b;
+	const struct stmt	*x;
+	unsigned int		 seed = 14 + (unsigned int)_i;
+	char			 line[STMT_LINE_MAX];
+	size_t			 i, j, n = 3000, found = 0;
+	long			 want, got;
+
+	all = calloc(n, sizeof(*all));
+	ck_assert_ptr_nonnull(all);
+	stmt_index_init(&ix, &v, key);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < n; i++) {
+		random_line(&seed, line, sizeof(line));
+		parse_ok(line, &all[i]);
+		ck_assert_int_eq(stmt_vec_add(&v, &all[i], 0), 0);
+		want = -1;
+		for (j = 0; j < i && want == -1; j++) {
+			x = stmt_vec_get(&v, j, &a);
+			if (ref_same_key(key, x, &all[i]))
+				want = (long)j;
+		}
+		got = stmt_index_find(&ix, &all[i]);
+		ck_assert_msg(got == want, "'%s': index says %ld, search %ld",
+		    line, got, want);
+		found += want != -1;
+		ck_assert_int_eq(stmt_index_add(&ix, i), 0);
+		/* ... and now it is found, first or after its first. */
+		got = stmt_index_find(&ix, stmt_vec_get(&v, i, &b));
+		ck_assert_int_eq(got, want == -1 ? (long)i : want);
+	}
+	/* The input did repeat itself, and not only. */
+	ck_assert_uint_gt(found, n / 4);
+	ck_assert_uint_lt(found, n);
+	stmt_index_free(&ix);
+	stmt_vec_clear(&v);
+	free(all);
+}
+END_TEST
+
+struct text_at {
+	char	 text[64];
+	size_t	 i;
+};
+
+static int
+text_at_cmp(const void *a, const void *b)
+{
+	const struct text_at *x = a, *y = b;
+	int		 c = strcmp(x->text, y->text);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Many routes, many repeated: the index's first occurrences against those a
+ * sort of the printed statements gives (a route prints one way only).
+ */
+START_TEST(test_index_big)
+{
+	struct stmt_vec		 v = { NULL, 0, 0 };
+	struct stmt_index	 ix;
+	struct stmt		 st, tmp;
+	struct text_at		*t;
+	size_t			*first, i, n = 200000;
+	unsigned int		 seed = 1014, r;
+	char			 line[128];
+
+	t = calloc(n, sizeof(*t));
+	first = calloc(n, sizeof(*first));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(first);
+	for (i = 0; i < n; i++) {
+		r = (unsigned int)rand_r(&seed) % 150000;
+		snprintf(line, sizeof(line), "route any 02:00:%02x:%02x:%02x:00 "
+		    "link l%u", r % 256, r / 256 % 256, r / 65536, r % 7);
+		parse_ok(line, &st);
+		ck_assert_int_eq(stmt_vec_add(&v, &st, (int)i + 1), 0);
+		stmt_print(&st, t[i].text, sizeof(t[i].text));
+		t[i].i = i;
+	}
+	qsort(t, n, sizeof(*t), text_at_cmp);
+	for (i = 0; i < n; i++)
+		first[t[i].i] = i > 0 && strcmp(t[i].text, t[i - 1].text) == 0 ?
+		    first[t[i - 1].i] : t[i].i;
+	stmt_index_init(&ix, &v, STMT_KEY_SAME);
+	ck_assert_int_eq(stmt_index_add_all(&ix, STMT_ROUTE), 0);
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(stmt_index_find(&ix,
+		    stmt_vec_get(&v, i, &tmp)), (long)first[i]);
+	/* A route no one added. */
+	parse_ok("route any 02:00:00:00:00:01 link nowhere", &st);
+	ck_assert_int_eq(stmt_index_find(&ix, &st), -1);
+	stmt_index_free(&ix);
+	stmt_vec_clear(&v);
+	free(t);
+	free(first);
+}
+END_TEST
+
 static Suite *
 stmt_suite(void)
 {
@@ -1658,6 +1879,14 @@ stmt_suite(void)
 	tcase_add_loop_test(tc, test_equal, 0, nitems(equals));
 	tcase_add_test(tc, test_equal_unused);
 	tcase_add_loop_test(tc, test_valid_names, 0, nitems(names));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lists");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_hash_equal, 0, nitems(equals));
+	tcase_add_test(tc, test_vec);
+	tcase_add_loop_test(tc, test_index_random, 0, 3);
+	tcase_add_test(tc, test_index_big);
 	suite_add_tcase(s, tc);
 
 	return s;
