@@ -58,4 +58,17 @@ vctl a show config 2>"$TMPD/note" >/dev/null
 grep -q 'control: reload -n' "${D_LOG[a]}" || fail "reload -n is not logged"
 grep -q 'reload: learn yes' "${D_LOG[a]}" || fail "the reload was not logged"
 [[ $(grep -c 'reload: learn yes' "${D_LOG[a]}") == 1 ]] || fail "reload -n logged changes as applied"
+say "above 10,000 routes show config does not compare (it would pause forwarding)"
+node_add big 2
+{
+	printf 'node big\nnetwork rn\n'
+	for ((i = 0; i < 10001; i++)); do
+		printf 'route any 02:00:00:%02x:%02x:01 link far\n' $((i >> 8)) $((i & 255))
+	done
+} >"$TMPD/big.conf"
+vnetd_start_file big "$TMPD/big.conf"
+vctl big show config 2>"$TMPD/note" >/dev/null
+grep -qF "note: not compared with $TMPD/big.conf (more than 10000 routes): vnetctl reload -n compares" "$TMPD/note" ||
+	fail "show config with 10,001 routes noted '$(cat "$TMPD/note")'"
+[[ -z $(vctl big reload -n) ]] || fail "reload -n with 10,001 routes found changes"
 pass
