@@ -25,6 +25,7 @@ struct fwd_port;
 struct control;
 struct ssl_ctx_st;
 struct vcc;
+struct routing;
 
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
@@ -117,6 +118,7 @@ struct vnetd {
 	uint64_t		 pending_full_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
+	struct routing		*routing;	/* the control plane */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 };
 

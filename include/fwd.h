@@ -25,6 +25,11 @@
  * attached port but the arrival one.  Without learning such a frame is
  * dropped and counted.
  *
+ * Automatic routes (`routing auto`, routing.h) rank below every rule and
+ * above learning: when no rule matches, the function set with
+ * fwd_set_auto() is asked, and the ports it gives are the answer; when it
+ * gives none, learning (or the drop) decides as before.
+ *
  * Cost: lookups are hash lookups on the destination and source MAC plus a
  * scan of the rules that have no exact MAC at all (normally a handful); the
  * number of exact-MAC rules and of learned MACs does not change the cost.
@@ -53,6 +58,7 @@ enum fwd_how {
 	FWD_RULE,		/* rules chose the ports */
 	FWD_LEARNED,		/* learned unicast destination */
 	FWD_FLOOD,		/* flooded by the learning switch */
+	FWD_AUTO,		/* automatic routes chose the ports */
 };
 
 struct fwd_stats {
@@ -65,7 +71,18 @@ struct fwd_stats {
 	uint64_t	macs_aged;	/* entries removed by ageing */
 	uint64_t	mac_table_full;	/* MACs not learned: table full */
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
+	uint64_t	auto_hits;	/* frames forwarded by automatic routes */
 };
+
+/*
+ * Automatic routes: fills out (room for max ports) with the attached
+ * ports, never in, that a frame no rule matched goes to; returns how many
+ * (0: no opinion), or FWD_AUTO_DROP when the frame must go nowhere.
+ */
+#define FWD_AUTO_DROP	SIZE_MAX
+typedef size_t	(*fwd_auto_fn)(void *arg, const uint8_t *dst,
+		    const uint8_t *src, struct fwd_port *in,
+		    struct fwd_port **out, size_t max);
 
 struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */
 void		 fwd_free(struct fwd *);
@@ -140,6 +157,9 @@ void		 fwd_mac_foreach(struct fwd *, uint64_t now_ms,
  * else records it and returns 0.  Remembers at least the last 8192 pairs.
  */
 int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq);
+
+/* Sets (or with NULL, clears) the automatic routes' function. */
+void		 fwd_set_auto(struct fwd *, fwd_auto_fn, void *arg);
 
 void		 fwd_stats(const struct fwd *, struct fwd_stats *);
 

@@ -231,6 +231,15 @@ void		 link_show_links(struct vnetd *, int all, struct evbuffer *);
 int		 link_show(struct vnetd *, const char *name, struct evbuffer *,
 		    char *err, size_t errlen);
 void		 link_show_refused(struct vnetd *, struct evbuffer *);
+/*
+ * The control plane's view of a link (routing.h): the peer's node name if
+ * the link is up and the peer takes node records, else NULL; sending one
+ * record (ahead of queued frames); the connection's TCP round trip (0 if
+ * unknown).
+ */
+const char	*link_node_peer(const struct link *);
+void		 link_send_node(struct link *, const uint8_t *p, size_t n);
+uint32_t	 link_rtt_us(const struct link *);
 
 /* An accepted connection (over TLS or not): starts its handshake. */
 void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,

@@ -49,6 +49,13 @@
  *   del-vcc IFACE ecn | del-vcc share IFACE | del-vcc class NAME
  *   offload yes|no
  *   threads yes|no
+ *   routing auto [refresh SECONDS] | routing static
+ *                                           SECONDS 1..1200; num (0: default)
+ *   advertise HOST:PORT                     where peers may reach this node
+ *   show nodes|topology|traffic
+ *   show traffic nodes
+ *   show traffic topology [THRESHOLD]       THRESHOLD 0..1 (default 0.1),
+ *                                           kept in num as permille
  *
  * Options after ADDR:PORT and HOST:PORT come in any order, each at most
  * once; the printer writes them in the order above.  CIDR is an IPv4 or
@@ -114,8 +121,10 @@ enum stmt_kind {
 	STMT_VCC,
 	STMT_OFFLOAD,
 	STMT_THREADS,
+	STMT_ROUTING,
+	STMT_ADVERTISE,
 };
-#define STMT_KIND_LAST	STMT_THREADS
+#define STMT_KIND_LAST	STMT_ADVERTISE
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */
@@ -139,7 +148,14 @@ enum stmt_show {
 	STMT_SHOW_VCC,
 	STMT_SHOW_REFUSED,	/* the peers refused lately, and why */
 	STMT_SHOW_LINKS_ALL,	/* show links all: every counter */
+	STMT_SHOW_NODES,
+	STMT_SHOW_TOPOLOGY,
+	STMT_SHOW_TRAFFIC,
+	STMT_SHOW_TRAFFIC_NODES,
+	STMT_SHOW_TRAFFIC_TOPOLOGY,	/* num: threshold, permille */
 };
+#define STMT_THRESHOLD_DEFAULT	100	/* permille */
+#define STMT_REFRESH_MAX	1200	/* s, routing auto refresh */
 
 /* Link options a statement gives (bits of stmt.lopts). */
 #define STMT_LOPT_RATE	0x1
@@ -227,9 +243,9 @@ struct stmt {
 	char			path[STMT_PATH_MAX + 1];/* control, save */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
-	/* learn; reload -n */
+	/* learn, routing auto; reload -n */
 	int			flag;
-	unsigned int		num;			/* keepalive */
+	unsigned int		num;	/* keepalive, routing refresh, threshold */
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */

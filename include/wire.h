@@ -23,6 +23,10 @@
  *              get it cut into ordinary frames first.
  *   KEEPALIVE  empty.
  *   BYE        empty; the sender is closing the link on purpose.
+ *   NODE       one node record of the control plane (node.h), up to
+ *              WIRE_NODE_MAX bytes; sent only to a peer whose hello
+ *              announced WIRE_CAP_NODES, so a peer without the control
+ *              plane never sees one.
  *
  * A header with an unknown type, non-zero reserved byte or flags, or a length
  * out of range for its type is malformed: the link is closed.
@@ -44,15 +48,19 @@
 #define WIRE_HOPS_DEFAULT	16
 #define WIRE_NAME_MAX		31
 #define WIRE_VNET_HDR_LEN	12
+/* The transport's bound on a node record; node.h's own limit is lower. */
+#define WIRE_NODE_MAX		(64 * 1024)
 
 /* Hello capabilities. */
 #define WIRE_CAP_GSO		0x0001	/* takes offload frames */
+#define WIRE_CAP_NODES		0x0002	/* takes node records (routing auto) */
 
 enum wire_type {
 	WIRE_HELLO = 1,
 	WIRE_FRAME = 2,
 	WIRE_KEEPALIVE = 3,
 	WIRE_BYE = 4,
+	WIRE_NODE = 5,
 };
 
 struct wire_hdr {
@@ -97,6 +105,9 @@ int	wire_frame_decode(const uint8_t *p, size_t n, struct wire_frame *f,
  */
 void	wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
 	    uint32_t origin, uint32_t seq, const uint8_t *vh);
+
+/* The header of a NODE message of len payload bytes. */
+void	wire_node_encode_hdr(uint8_t out[WIRE_HDR_LEN], size_t len);
 
 /* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
 void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);

@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "reload.h"
+#include "routing.h"
 #include "stmt.h"
 
 struct control {
@@ -105,6 +106,11 @@ control_request(struct control_conn *cc, const char *line)
 			reply_error(out, err);
 		else
 			evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
+	if (st.kind == STMT_SHOW && st.show == STMT_SHOW_TRAFFIC_TOPOLOGY) {
+		routing_show(d->routing, &st, out);	/* with its threshold */
+		evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
 	if (st.kind == STMT_SHOW) {

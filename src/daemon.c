@@ -33,6 +33,7 @@
 #include "link.h"
 #include "log.h"
 #include "reload.h"
+#include "routing.h"
 #include "tls.h"
 #include "vcc.h"
 #include "wire.h"
@@ -97,6 +98,7 @@ vnetd_init(struct vnetd *d)
 	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
 	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
+	    (d->routing = routing_new(d)) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
@@ -151,6 +153,8 @@ vnetd_start(struct vnetd *d)
 		if (d->ev_sig[i] == NULL || event_add(d->ev_sig[i], NULL) == -1)
 			return -1;
 	}
+	if (routing_start(d->routing) == -1)
+		return -1;
 	return 0;
 }
 
@@ -194,6 +198,7 @@ vnetd_free(struct vnetd *d)
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);
 	}
+	routing_free(d->routing);
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
@@ -467,6 +472,9 @@ vnetd_startup_only(enum stmt_kind kind)
 	case STMT_OFFLOAD:
 	/* TAP devices are opened with their threads or without. */
 	case STMT_THREADS:
+	/* Peers are told in the hello; our record says where we are. */
+	case STMT_ROUTING:
+	case STMT_ADVERTISE:
 		return 1;
 	default:
 		return 0;
@@ -584,6 +592,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		break;
 	case STMT_SET_LINK:
 		return link_set_options(d, st, err, errlen);
+	case STMT_ROUTING:
+	case STMT_ADVERTISE:
+		return routing_apply(d->routing, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -705,7 +716,7 @@ show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	struct evbuffer	*out = arg;
 	char		 s[24], t[24];
 
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\n",
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\tstatic\n",
 	    stmt_match_format(src, s), stmt_match_format(dst, t),
 	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
 	    fwd_port_name(port), fwd_port_owner(port) != NULL ? "yes" : "no");
@@ -718,7 +729,8 @@ show_mac_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
 	struct evbuffer	*out = arg;
 	char		 m[ETHER_ADDR_STRLEN];
 
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\n", ether_format(mac, m),
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\t-\tlearning\t-\n",
+	    ether_format(mac, m),
 	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
 	    fwd_port_name(port), (unsigned long long)(age_ms / 1000));
 }
@@ -770,6 +782,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("interfaces", ifaces);
 	ROW("routes", fwd_route_count(d->fwd));
 	ROW("looped", looped);
+	ROW("auto_hits", fs.auto_hits);
 	vcc_get_stats(d->vcc, &vs);
 	ROW("tcp_flows", vcc_flow_count(d->vcc));
 	ROW("tcp_segments", vs.tcp);
@@ -792,6 +805,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_ecn_cleared", vs.ecn_cleared);
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
+	routing_show_stats(d->routing, out);
 }
 
 struct config_walk {
@@ -935,6 +949,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	START(STMT_THREADS);
 	st.flag = d->threads;
 	cb(&st, arg);
+	routing_config(d->routing, cb, arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;
@@ -1089,6 +1104,8 @@ show_config_note(struct vnetd *d, struct evbuffer *out)
 void
 vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 {
+	struct stmt	 st;
+
 	switch (what) {
 	case STMT_SHOW_LINKS:
 	case STMT_SHOW_LINKS_ALL:
@@ -1098,15 +1115,18 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		link_show_refused(d, out);
 		break;
 	case STMT_SHOW_ROUTES:
-		show_columns(out, "src\tdst\ttarget\tname\tactive");
+		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");
 		fwd_route_foreach(d->fwd, show_route_cb, out);
+		routing_show_routes(d->routing, out);
 		break;
 	case STMT_SHOW_INTERFACES:
 		show_interfaces(d, out);
 		break;
 	case STMT_SHOW_MACS:
-		show_columns(out, "mac\ttarget\tname\tage");
+		show_columns(out, "mac\ttarget\tname\tage\tnode\tsource\t"
+		    "version");
 		fwd_mac_foreach(d->fwd, vnetd_now_ms(), show_mac_cb, out);
+		routing_show_macs(d->routing, out);
 		break;
 	case STMT_SHOW_STATS:
 		show_stats(d, out);
@@ -1127,6 +1147,17 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		show_columns(out, "interface\tecn\tshare\tflows\tactive\t"
 		    "weight\twindow");
 		vcc_if_foreach(d->vcc, vnetd_now_us(), show_vcc_cb, out);
+		break;
+	case STMT_SHOW_NODES:
+	case STMT_SHOW_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC:
+	case STMT_SHOW_TRAFFIC_NODES:
+	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+		memset(&st, 0, sizeof(st));
+		st.kind = STMT_SHOW;
+		st.show = what;
+		st.num = STMT_THRESHOLD_DEFAULT;
+		routing_show(d->routing, &st, out);
 		break;
 	}
 }

@@ -114,6 +114,9 @@ struct fwd {
 	uint32_t	  seen_n;
 
 	struct fwd_stats  stats;
+
+	fwd_auto_fn	  auto_fn;	/* automatic routes (routing.h) */
+	void		 *auto_arg;
 };
 
 static uint64_t
@@ -870,6 +873,14 @@ fwd_decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
 		*how = FWD_RULE;
 		return d.n;
 	}
+	if (!d.hairpin && f->auto_fn != NULL && (d.n = f->auto_fn(f->auto_arg,
+	    dst, src, in, f->out, f->nports)) > 0) {
+		*how = FWD_AUTO;
+		if (d.n == FWD_AUTO_DROP)
+			return 0;
+		f->stats.auto_hits++;
+		return d.n;
+	}
 	if (d.hairpin || !f->learn) {
 		/* A rule sending it back where it came from covers it too. */
 		if (!f->learn)
@@ -928,6 +939,13 @@ fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq)
 	f->seen_b[b] = f->seen_pos;
 	f->seen_pos = (f->seen_pos + 1) % SEEN_MAX;
 	return 0;
+}
+
+void
+fwd_set_auto(struct fwd *f, fwd_auto_fn fn, void *arg)
+{
+	f->auto_fn = fn;
+	f->auto_arg = arg;
 }
 
 void

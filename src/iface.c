@@ -10,6 +10,7 @@
 #include "fwd.h"
 #include "gso.h"
 #include "iface.h"
+#include "routing.h"
 #include "iothread.h"
 #include "log.h"
 #include "vcc.h"
@@ -59,6 +60,7 @@ iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 	    vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST, eth, len, out,
 	    vnetd_partial(vh), vnetd_now_us()) == VCC_REWRITTEN)
 		eth = out;
+	routing_local_frame(d->routing, ifc, eth, len);
 	vnetd_forward(d, ifc->port, vh, eth, len, WIRE_HOPS_DEFAULT,
 	    d->origin, d->seq++);
 }

@@ -26,6 +26,7 @@
 #include "daemon.h"
 #include "fwd.h"
 #include "link.h"
+#include "routing.h"
 #include "log.h"
 #include "tls.h"
 #include "wire.h"
@@ -260,6 +261,7 @@ link_free(struct link *l)
 {
 	struct vnetd	*d = l->d;
 	struct conn	*c;
+	int		 was_up = l->state == LINK_UP;
 
 	if ((c = l->conn) != NULL) {
 		l->conn = NULL;
@@ -278,11 +280,15 @@ link_free(struct link *l)
 	sched_free(&l->sched);
 	TAILQ_REMOVE(&d->links, l, entry);
 	free(l);
+	if (was_up)
+		routing_link_down(d->routing, NULL);
 }
 
 static void
 link_set_state(struct link *l, enum link_state state, const char *why)
 {
+	int	 was_up = l->state == LINK_UP;
+
 	if (l->state == state)
 		return;
 	if (state == LINK_UP || l->state == LINK_UP)
@@ -304,10 +310,13 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		snprintf(l->last_error, sizeof(l->last_error), "%s", why);
 		l->last_error_at = l->state_since;
 	}
-	if (state == LINK_UP)
+	if (state == LINK_UP) {
 		fwd_port_attach(l->port, l);
-	else
+		routing_link_up(l->d->routing, l);
+	} else
 		fwd_port_detach(l->port);
+	if (state != LINK_UP && was_up)
+		routing_link_down(l->d->routing, l);
 }
 
 /* Capped exponential backoff with jitter, so that restarted peers spread. */
@@ -668,7 +677,7 @@ conn_send_hello(struct conn *c)
 
 	memset(&h, 0, sizeof(h));
 	h.version = WIRE_VERSION;
-	h.caps = d->offload ? WIRE_CAP_GSO : 0;
+	h.caps = (d->offload ? WIRE_CAP_GSO : 0) | routing_caps(d->routing);
 	h.keepalive = (uint16_t)d->keepalive;
 	snprintf(h.node, sizeof(h.node), "%s", d->node);
 	snprintf(h.network, sizeof(h.network), "%s", d->network);
@@ -1080,6 +1089,16 @@ conn_input(struct conn *c)
 			break;
 		case WIRE_KEEPALIVE:
 			break;
+		case WIRE_NODE:
+			if (!(routing_caps(d->routing) & WIRE_CAP_NODES))
+				why = "node record, but none was asked for";
+			else if (routing_input(d->routing, c->link, p, h.len,
+			    &why) == 0)
+				break;
+			log_warnx("%s: malformed node record: %s", c->peer,
+			    why);
+			conn_close(c, why, 1);
+			return -1;
 		case WIRE_BYE:
 			conn_close(c, "peer said goodbye", 0);
 			return -1;
@@ -1930,4 +1949,38 @@ link_show_refused(struct vnetd *d, struct evbuffer *out)
 		    link_ago(now - r->at, ago, sizeof(ago)), r->peer, r->node,
 		    r->why);
 	}
+}
+
+const char *
+link_node_peer(const struct link *l)
+{
+	if (l->state != LINK_UP || l->conn == NULL ||
+	    !(l->conn->hello.caps & WIRE_CAP_NODES))
+		return NULL;
+	return l->conn->hello.node;
+}
+
+void
+link_send_node(struct link *l, const uint8_t *p, size_t n)
+{
+	uint8_t	 hdr[WIRE_HDR_LEN];
+
+	if (link_node_peer(l) == NULL || l->conn->closing)
+		return;
+	wire_node_encode_hdr(hdr, n);
+	conn_write(l->conn, hdr, sizeof(hdr));
+	conn_write(l->conn, p, n);
+}
+
+uint32_t
+link_rtt_us(const struct link *l)
+{
+	struct tcp_info	 ti;
+	socklen_t	 len = sizeof(ti);
+	evutil_socket_t	 fd;
+
+	if (l->conn == NULL || (fd = bufferevent_getfd(l->conn->bev)) < 0 ||
+	    getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
+		return 0;
+	return ti.tcpi_rtt;
 }

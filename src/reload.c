@@ -668,6 +668,8 @@ reload_effective(struct reload *r, const struct config *cf,
 	}
 	if (DEFAULT(STMT_THREADS))
 		ADD();
+	if (DEFAULT(STMT_ROUTING))
+		ADD();
 #undef ADD
 #undef DEFAULT
 	return oom ? -1 : 0;

@@ -80,9 +80,13 @@ static int	args_reload(struct parser *, struct stmt *);
 static int	args_set_link(struct parser *, struct stmt *);
 static int	args_account(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
+static int	args_routing(struct parser *, struct stmt *);
+static int	word_arg(struct parser *, int, const char *);
+static int	args_advertise(struct parser *, struct stmt *);
 
 #define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
-			"config, link NAME, refused, flows or vcc"
+			"config, link NAME, refused, flows, vcc, nodes, " \
+			"topology or traffic"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
 			"[filter EXPR]"
@@ -161,6 +165,10 @@ static const struct keyword keywords[] = {
 	    args_learn,	"yes or no" },
 	{ "threads",	STMT_THREADS,	STMT_OP_SET,
 	    args_learn,	"yes or no" },
+	{ "routing",	STMT_ROUTING,	STMT_OP_SET,
+	    args_routing, "auto [refresh SECONDS] or static" },
+	{ "advertise",	STMT_ADVERTISE,	STMT_OP_SET,
+	    args_advertise, "HOST:PORT" },
 };
 
 static const struct word show_words[] = {
@@ -174,6 +182,9 @@ static const struct word show_words[] = {
 	{ "flows",	STMT_SHOW_FLOWS },
 	{ "vcc",	STMT_SHOW_VCC },
 	{ "refused",	STMT_SHOW_REFUSED },
+	{ "nodes",	STMT_SHOW_NODES },
+	{ "topology",	STMT_SHOW_TOPOLOGY },
+	{ "traffic",	STMT_SHOW_TRAFFIC },
 };
 
 static const struct word target_words[] = {
@@ -238,6 +249,8 @@ stmt_is_setting(enum stmt_kind kind)
 	case STMT_LEARN:
 	case STMT_OFFLOAD:
 	case STMT_THREADS:
+	case STMT_ROUTING:
+	case STMT_ADVERTISE:
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
@@ -1251,6 +1264,99 @@ args_route(struct parser *p, struct stmt *st)
 	return end(p, 5);
 }
 
+/* A threshold: a decimal 0..1 with up to three places, in permille. */
+static int
+parse_fraction(const char *s, unsigned int *permille)
+{
+	unsigned int	 v = 0, places = 0;
+
+	if (*s == '1') {
+		s++;
+		v = 1000;
+		if (*s == '.')
+			while (*++s == '0')
+				;
+		return *s == '\0' ? (*permille = v, 0) : -1;
+	}
+	if (*s == '0')
+		s++;
+	else if (*s != '.')
+		return -1;
+	if (*s == '.') {
+		s++;
+		if (*s == '\0')
+			return -1;
+		for (; *s >= '0' && *s <= '9' && places < 3; s++, places++)
+			v = v * 10 + (unsigned int)(*s - '0');
+		if (*s != '\0')
+			return -1;
+		for (; places < 3; places++)
+			v *= 10;
+	} else if (*s != '\0')
+		return -1;
+	*permille = v;
+	return 0;
+}
+
+/* show traffic nodes | show traffic topology [THRESHOLD] */
+static int
+show_traffic_args(struct parser *p, struct stmt *st)
+{
+	const struct token	*t = &p->tok[2];
+	char			 b[SHOW_LEN];
+
+	if (strcmp(t->s, "nodes") == 0) {
+		st->show = STMT_SHOW_TRAFFIC_NODES;
+		return end(p, 3);
+	}
+	if (strcmp(t->s, "topology") != 0)
+		return fail(p, t->col, "expected nodes or topology, not '%s'",
+		    show(b, t->s));
+	st->show = STMT_SHOW_TRAFFIC_TOPOLOGY;
+	st->num = STMT_THRESHOLD_DEFAULT;
+	if (p->ntok > 3) {
+		t = &p->tok[3];
+		if (parse_fraction(t->s, &st->num) == -1)
+			return fail(p, t->col, "invalid threshold '%s' "
+			    "(0..1, e.g. 0.1)", show(b, t->s));
+		return end(p, 4);
+	}
+	return 0;
+}
+
+static int
+args_routing(struct parser *p, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+
+	if ((t = arg(p, 1)) == NULL)
+		return -1;
+	if (strcmp(t->s, "static") == 0)
+		return end(p, 2);
+	if (strcmp(t->s, "auto") != 0)
+		return fail(p, t->col, "invalid value '%s' (expected auto or "
+		    "static)", show(b, t->s));
+	st->flag = 1;
+	if (p->ntok <= 2)
+		return 0;
+	if (word_arg(p, 2, "refresh") == -1 || (t = arg(p, 3)) == NULL)
+		return -1;
+	if (parse_uint(t->s, STMT_REFRESH_MAX, &st->num) == -1 ||
+	    st->num == 0)
+		return fail(p, t->col, "invalid seconds '%s' (1..%d)",
+		    show(b, t->s), STMT_REFRESH_MAX);
+	return end(p, 4);
+}
+
+static int
+args_advertise(struct parser *p, struct stmt *st)
+{
+	if (hostport_arg(p, 1, 0, &st->addr) == -1)
+		return -1;
+	return end(p, 2);
+}
+
 static int
 args_show(struct parser *p, struct stmt *st)
 {
@@ -1275,6 +1381,8 @@ args_show(struct parser *p, struct stmt *st)
 		st->show = STMT_SHOW_LINKS_ALL;
 		return end(p, 3);
 	}
+	if (what == STMT_SHOW_TRAFFIC && p->ntok > 2)
+		return show_traffic_args(p, st);
 	return end(p, 2);
 }
 
@@ -1739,6 +1847,15 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_THREADS:
 	case STMT_LEARN:
 		return snprintf(buf, len, "%s %s", kw, st->flag ? "yes" : "no");
+	case STMT_ROUTING:
+		if (!st->flag)
+			return snprintf(buf, len, "%s static", kw);
+		if (st->num == 0)
+			return snprintf(buf, len, "%s auto", kw);
+		return snprintf(buf, len, "%s auto refresh %u", kw, st->num);
+	case STMT_ADVERTISE:
+		return snprintf(buf, len, "%s %s", kw,
+		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
@@ -1772,6 +1889,11 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_SHOW:
 		if (st->show == STMT_SHOW_LINKS_ALL)
 			return snprintf(buf, len, "%s links all", kw);
+		if (st->show == STMT_SHOW_TRAFFIC_NODES)
+			return snprintf(buf, len, "%s traffic nodes", kw);
+		if (st->show == STMT_SHOW_TRAFFIC_TOPOLOGY)
+			return snprintf(buf, len, "%s traffic topology %u.%03u",
+			    kw, st->num / 1000, st->num % 1000);
 		if ((w = word_name(show_words, nitems(show_words),
 		    st->show)) == NULL)
 			goto bad;
@@ -1959,6 +2081,10 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_THREADS:
 	case STMT_LEARN:
 		return !a->flag == !b->flag;
+	case STMT_ROUTING:
+		return !a->flag == !b->flag && a->num == b->num;
+	case STMT_ADVERTISE:
+		return hostport_equal(&a->addr, &b->addr);
 	case STMT_INTERFACE:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
@@ -1982,7 +2108,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		    a->target == b->target && strcmp(a->name, b->name) == 0;
 	case STMT_SHOW:
 		return a->show == b->show && (a->show != STMT_SHOW_LINK ||
-		    strcmp(a->name, b->name) == 0);
+		    strcmp(a->name, b->name) == 0) &&
+		    (a->show != STMT_SHOW_TRAFFIC_TOPOLOGY || a->num == b->num);
 	case STMT_RELOAD:
 		return a->flag == b->flag;
 	case STMT_SAVE:

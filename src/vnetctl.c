@@ -54,7 +54,8 @@ static const struct verb verbs[] = {
 	{ "save", "[FILE]", "write the running state to the configuration "
 	    "file or FILE" },
 	{ "show", "links [all]|link NAME|refused|routes|interfaces|macs|"
-	    "stats|config|flows|vcc", "show the running state" },
+	    "stats|config|flows|vcc|nodes|topology|traffic [nodes|topology "
+	    "[THRESHOLD]]", "show the running state" },
 	{ "help", "[VERB]", "list the verbs, or show how to use VERB" },
 };
 

@@ -43,6 +43,12 @@ wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
 			return -1;
 		}
 		break;
+	case WIRE_NODE:
+		if (h->len == 0 || h->len > WIRE_NODE_MAX) {
+			*why = "node record of impossible length";
+			return -1;
+		}
+		break;
 	case WIRE_KEEPALIVE:
 	case WIRE_BYE:
 		if (h->len != 0) {
@@ -207,4 +213,12 @@ wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type)
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.type = (uint8_t)type;
 	wire_hdr_encode(out, &hdr);
+}
+
+void
+wire_node_encode_hdr(uint8_t out[WIRE_HDR_LEN], size_t len)
+{
+	struct wire_hdr	 h = { WIRE_NODE, 0, 0, (uint32_t)len };
+
+	wire_hdr_encode(out, &h);
 }

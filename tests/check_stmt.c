@@ -63,6 +63,19 @@ static const struct {
 	{ "learn no",				"learn no" },
 	{ "offload yes",			"offload yes" },
 	{ "offload no",				"offload no" },
+	{ "routing auto",			"routing auto" },
+	{ "routing static",			"routing static" },
+	{ "routing auto refresh 05",		"routing auto refresh 5" },
+	{ "advertise 192.0.2.1:7000",		"advertise 192.0.2.1:7000" },
+	{ "advertise [2001:db8::1]:7000",	"advertise [2001:db8::1]:7000" },
+	{ "show nodes",				"show nodes" },
+	{ "show topology",			"show topology" },
+	{ "show traffic",			"show traffic" },
+	{ "show traffic nodes",			"show traffic nodes" },
+	{ "show traffic topology",		"show traffic topology 0.100" },
+	{ "show traffic topology 0.25",		"show traffic topology 0.250" },
+	{ "show traffic topology 1",		"show traffic topology 1.000" },
+	{ "show traffic topology .5",		"show traffic topology 0.500" },
 	{ "interface g1 tap tapg1",		"interface g1 tap tapg1" },
 	{ "interface g1 tap",			"interface g1 tap" },
 	{ "interface g1 tap a.b_c-d0123456",
@@ -219,6 +232,8 @@ static const struct {
 	{ "learn no",				STMT_LEARN,	STMT_OP_SET },
 	{ "offload no",				STMT_OFFLOAD,	STMT_OP_SET },
 	{ "threads yes",			STMT_THREADS,	STMT_OP_SET },
+	{ "routing auto",			STMT_ROUTING,	STMT_OP_SET },
+	{ "advertise a:1",			STMT_ADVERTISE,	STMT_OP_SET },
 	{ "interface a tap",			STMT_INTERFACE,	STMT_OP_SET },
 	{ "add-interface a tap",		STMT_INTERFACE,	STMT_OP_SET },
 	{ "del-interface a",			STMT_INTERFACE,	STMT_OP_DEL },
@@ -545,6 +560,25 @@ static const struct {
 	{ "learn 1",			7,
 	    "learn: invalid value '1' (expected yes or no)" },
 	{ "learn yes no",		11, "learn: unexpected 'no'" },
+	/* routing, advertise, show traffic. */
+	{ "routing",			8,
+	    "routing: expected auto [refresh SECONDS] or static" },
+	{ "routing on",			9,
+	    "routing: invalid value 'on' (expected auto or static)" },
+	{ "routing auto refresh 0",	22,
+	    "routing: invalid seconds '0' (1..1200)" },
+	{ "routing auto refresh 1201",	22,
+	    "routing: invalid seconds '1201' (1..1200)" },
+	{ "routing auto every 5",	14,
+	    "routing: expected 'refresh', not 'every'" },
+	{ "routing static refresh 5",	16,
+	    "routing: unexpected 'refresh'" },
+	{ "advertise",			10, "advertise: expected HOST:PORT" },
+	{ "show traffic sideways",	14,
+	    "show: expected nodes or topology, not 'sideways'" },
+	{ "show traffic topology 1.5",	23,
+	    "show: invalid threshold '1.5' (0..1, e.g. 0.1)" },
+	{ "show traffic topology 0.1 x", 27, "show: unexpected 'x'" },
 	/* interface, add-interface, del-interface. */
 	{ "interface", 10, "interface: expected " IFACE_USAGE },
 	{ "interface g1", 13, "interface: expected " IFACE_USAGE },
@@ -628,12 +662,12 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows or vcc" },
+	    "show: expected links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
-	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows or vcc)" },
+	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
-	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows or vcc)" },
+	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -692,7 +726,7 @@ static const struct {
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
 	{ "show link",			10, "show: expected links [all], routes, "
-	    "interfaces, macs, stats, config, link NAME, refused, flows or vcc" },
+	    "interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
 	{ "show links some",		12, "show: unexpected 'some'" },
 	{ "show links all x",		16, "show: unexpected 'x'" },
 	{ "reload -x",			8, "reload: unexpected '-x'" },
@@ -1532,6 +1566,13 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_OFFLOAD:
 	case STMT_THREADS:
 		st->flag = (int)rnd(state, 2);
+		break;
+	case STMT_ROUTING:
+		st->flag = (int)rnd(state, 2);
+		st->num = st->flag ? rnd(state, STMT_REFRESH_MAX + 1) : 0;
+		break;
+	case STMT_ADVERTISE:
+		rnd_hostport(state, &st->addr, 0);
 		break;
 	case STMT_INTERFACE:
 		st->op = (enum stmt_op)rnd(state, 2);

@@ -29,21 +29,21 @@ proxy_routes | add_statements proxy
 host_routes 1 | add_statements host1
 host_routes 2 | add_statements host2
 
-# show routes: src dst target name active
+# show routes: src dst target name active kind
 expect_route() {
 	local d=$1 want=$2
 	vctl "$d" -t show routes | grep -qxF "$want" ||
 		fail "$d: no route '$want' in: $(vctl "$d" -t show routes | tr '\t\n' ' |')"
 }
 T=$'\t'
-expect_route proxy "any${T}$G1${T}link${T}host1${T}yes"
-expect_route proxy "any${T}$G2${T}link${T}host2${T}yes"
-expect_route proxy "any${T}ff:ff:ff:ff:ff:ff${T}link${T}host1${T}yes"
-expect_route proxy "any${T}ff:ff:ff:ff:ff:ff${T}link${T}host2${T}yes"
-expect_route host1 "$G1${T}any${T}link${T}proxy${T}yes"
-expect_route host1 "not-$G1${T}any${T}interface${T}guest${T}yes"
-expect_route host2 "$G2${T}any${T}link${T}proxy${T}yes"
-expect_route host2 "not-$G2${T}any${T}interface${T}guest${T}yes"
+expect_route proxy "any${T}$G1${T}link${T}host1${T}yes${T}static"
+expect_route proxy "any${T}$G2${T}link${T}host2${T}yes${T}static"
+expect_route proxy "any${T}ff:ff:ff:ff:ff:ff${T}link${T}host1${T}yes${T}static"
+expect_route proxy "any${T}ff:ff:ff:ff:ff:ff${T}link${T}host2${T}yes${T}static"
+expect_route host1 "$G1${T}any${T}link${T}proxy${T}yes${T}static"
+expect_route host1 "not-$G1${T}any${T}interface${T}guest${T}yes${T}static"
+expect_route host2 "$G2${T}any${T}link${T}proxy${T}yes${T}static"
+expect_route host2 "not-$G2${T}any${T}interface${T}guest${T}yes${T}static"
 n=$(vctl proxy -t show routes | wc -l)
 ((n == 4)) || fail "the proxy lists $n routes, not 4"
 

@@ -662,3 +662,63 @@ source_copy() {
 		[[ ! -f $dest/Makefile ]] || make -C "$dest" distclean >/dev/null
 	fi
 }
+
+# The control plane's star (routing auto): a proxy (10.66.0.1) and hosts
+# host1..hostN (10.66.0.2..) with TLS links from each host to the proxy,
+# `routing auto` everywhere, no route statements; guest i behind host i's
+# TAP vtap0, and with RSTAR_SECOND=1 a second guest (number N+1) behind
+# host1's vtap1.  RSTAR_ROUTING: the routing statement (e.g. with refresh).
+RSTAR_ROUTING=${RSTAR_ROUTING:-routing auto}
+RSTAR_SECOND=${RSTAR_SECOND:-0}
+
+rstar_proxy_conf() {
+	printf 'node proxy\nlisten %s:%d tls\n%s\n' "$(addr proxy)" "$PORT" \
+		"$RSTAR_ROUTING"
+	tls_conf proxy
+}
+
+# rstar_host_conf I
+rstar_host_conf() {
+	printf 'node host%d\nlisten %s:%d tls\ninterface guest tap vtap0\nlink proxy %s:%d tls\n%s\n' \
+		"$1" "$(addr "host$1")" "$PORT" "$(addr proxy)" "$PORT" "$RSTAR_ROUTING"
+	((RSTAR_SECOND && $1 == 1)) && printf 'interface second tap vtap1\n'
+	tls_conf "host$1"
+}
+
+# rstar_start N: namespaces, daemons and guests; returns when every link
+# is up.
+rstar_start() {
+	local i
+	node_add proxy 1
+	for ((i = 1; i <= $1; i++)); do
+		node_add "host$i" $((i + 1))
+	done
+	vnetd_start proxy "$(rstar_proxy_conf)"
+	for ((i = 1; i <= $1; i++)); do
+		vnetd_start "host$i" "$(rstar_host_conf "$i")"
+		guest_add "g$i" "host$i" vtap0 "$i"
+	done
+	((RSTAR_SECOND)) && guest_add "g$(($1 + 1))" host1 vtap1 $(($1 + 1))
+	for ((i = 1; i <= $1; i++)); do
+		wait_link_up "host$i" proxy
+		wait_link_up proxy "host$i"
+	done
+}
+
+# nodes_reachable DAEMON N: `show nodes` on DAEMON lists N nodes, every one
+# reachable (or itself).
+nodes_reachable() {
+	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" '
+		$5 == "yes" || $5 == "self" { ok++ } END { exit !(NR == n && ok == n) }'
+}
+
+# mac_owner DAEMON MAC: the node that owns MAC in DAEMON's `show macs`
+# (control plane entries only).
+mac_owner() {
+	vctl "$1" -t show macs | awk -F'\t' -v m="$2" '
+		$1 == m && ($6 == "control" || $6 == "local") { print $5; found = 1; exit }
+		END { exit !found }'
+}
+
+# owner_is DAEMON MAC NODE
+owner_is() { [[ $(mac_owner "$1" "$2") == "$3" ]]; }

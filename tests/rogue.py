@@ -3,7 +3,12 @@
 in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
-usage: rogue.py HOST PORT CA CERT KEY
+usage: rogue.py HOST PORT CA CERT KEY [records]
+
+With "records" it speaks the control plane instead (routing auto): over one
+link it floods records, claims a thousand MACs, sends another node's
+record with a huge sequence, then a malformed record; only the last may
+close the link.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -19,7 +24,8 @@ import time
 
 HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
 HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
-HELLO, FRAME = 1, 2
+HELLO, FRAME, NODE = 1, 2, 5
+CAP_NODES = 0x0002
 
 failures = []
 lock = threading.Lock()
@@ -34,8 +40,8 @@ def hdr(mtype, length, hops=0):
     return struct.pack("!BBBBI", mtype, 0, hops, 0, length)
 
 
-def hello(version=1, node=b"rogue", network=b"vnet"):
-    body = b"VNET" + struct.pack("!HHH", version, 0, 10)
+def hello(version=1, node=b"rogue", network=b"vnet", caps=0):
+    body = b"VNET" + struct.pack("!HHH", version, caps, 10)
     body += bytes([len(node)]) + node + bytes([len(network)]) + network
     return hdr(HELLO, len(body)) + body
 
@@ -127,7 +133,90 @@ def flood(n):
         failures.append("flood")
 
 
+def record(name, seq, lifetime=3, links=(), macs=(), trailing=b""):
+    """A node record (include/node.h) in a NODE message."""
+    b = struct.pack("!BBHII", 1, 0, lifetime, seq >> 32, seq & 0xFFFFFFFF)
+    b += bytes([len(name)]) + name
+    b += struct.pack("!H", len(links))
+    for n in links:
+        b += bytes([len(n)]) + n + struct.pack("!I", 100)
+    b += struct.pack("!H", len(macs))
+    for m in macs:
+        b += m + struct.pack("!I", 1)
+    b += struct.pack("!HHH", 0, 0, 0) + trailing
+    return hdr(NODE, len(b)) + b
+
+
+def drain(s, stop):
+    """Reads (and drops) what the daemon sends, so that it never blocks."""
+    s.settimeout(0.2)
+    while not stop.is_set():
+        try:
+            if not s.recv(65536):
+                return
+        except socket.timeout:
+            continue
+        except (ConnectionError, ssl.SSLError, OSError):
+            return
+
+
+def records():
+    s = connect(True)
+    s.sendall(hello(caps=CAP_NODES))
+    stop = threading.Event()
+    # The reader owns the socket's receive side; writes stay here.
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    now = int(time.time() * 1000)
+    own = [record(b"rogue", now, links=[b"proxy"])]
+
+    def still_open(name):
+        time.sleep(1)
+        ok = t.is_alive()
+        say("%s: link %s" % (name, "still up" if ok else "CLOSED"))
+        if not ok:
+            failures.append(name)
+        return ok
+
+    s.sendall(own[0])
+    # 1. A flood of records: our own, each newer, as fast as they go; then
+    #    records for 1500 nodes that do not exist.
+    s.sendall(b"".join(record(b"rogue", now + i, links=[b"proxy"])
+                       for i in range(1, 2001)))
+    s.sendall(b"".join(record(b"fake%d" % i, now) for i in range(1500)))
+    if not still_open("record flood"):
+        return
+    # 2. A thousand MACs.
+    macs = [bytes([2, 0x99, 0, 0, i >> 8, i & 0xFF]) for i in range(1000)]
+    s.sendall(record(b"rogue", now + 5000, links=[b"proxy"], macs=macs))
+    if not still_open("a thousand MACs"):
+        return
+    # 3. host2's record, empty, with a huge sequence: past what the clock
+    #    allows (refused), then just within it (taken, then outdone by
+    #    host2 itself).
+    s.sendall(record(b"host2", now + (1 << 40)))
+    s.sendall(record(b"host2", now + (1 << 31)))
+    if not still_open("another node's record, huge sequence"):
+        return
+    # 4. A malformed record: the link must close.
+    s.sendall(record(b"rogue", now + 9000, trailing=b"junk"))
+    t.join(5)
+    ok = not t.is_alive()
+    say("malformed record: %s" % ("closed" if ok else "NOT CLOSED"))
+    if not ok:
+        failures.append("malformed record")
+    stop.set()
+    t.join()
+    s.close()
+
+
 def main():
+    if len(sys.argv) > 6 and sys.argv[6] == "records":
+        records()
+        if failures:
+            say("failed: " + ", ".join(failures))
+            return 1
+        return 0
     case("plain garbage to the TLS port", False, os.urandom(300))
     case("garbage", True, b"\xff" * 64)
     case("oversized hello length", True, hdr(HELLO, 0x7FFFFFFF))

@@ -1,0 +1,93 @@
+/*
+ * The node database: the newest record of every node of the network, the
+ * same on every daemon once flooding has settled.  Pure: records come in as
+ * bytes already checked by node_decode(), time as an argument (ms, any
+ * monotonic origin); it sends nothing itself but says what flooding must
+ * do with each record offered:
+ *
+ *   NODEDB_NEW       stored (newer than the copy held, or the first): send
+ *                    it on every other link
+ *   NODEDB_SAME      the copy held: nothing (it came round another way)
+ *   NODEDB_OLDER     older than the copy held: send ours back to the
+ *                    sender, which is behind
+ *   NODEDB_SELF      about this node, newer than our own or the same
+ *                    sequence with other contents (our record from before a
+ *                    restart, or a forgery): originate again above it
+ *   NODEDB_FULL      refused: NODEDB_RECORDS_MAX (or the max given) held
+ *   NODEDB_TOO_SOON  refused: a newer copy of a node's record less than
+ *                    NODEDB_MIN_ARRIVAL_MS after the last (OSPF's
+ *                    MinLSArrival; the originator spaces its own further)
+ *
+ * Ageing (OSPF's MaxAge, counted where the copy is held): a record lives
+ * its lifetime from when it arrived unless a newer one replaces it; the
+ * originator sends a fresh one every third of it.  Our own never ages.
+ */
+#ifndef VNET_NODEDB_H
+#define VNET_NODEDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+#define NODEDB_RECORDS_MAX	1024	/* per network */
+#define NODEDB_MIN_ARRIVAL_MS	50
+
+struct nodedb;
+
+struct nodedb_entry {
+	char		 name[NODE_NAME_MAX + 1];
+	uint64_t	 seq;
+	uint16_t	 lifetime;	/* s */
+	uint64_t	 received_ms;
+	uint8_t		*raw;
+	size_t		 len;
+	int		 self;
+};
+
+enum nodedb_result {
+	NODEDB_NEW = 0,
+	NODEDB_SAME,
+	NODEDB_OLDER,
+	NODEDB_SELF,
+	NODEDB_FULL,
+	NODEDB_TOO_SOON,
+	NODEDB_NOMEM,
+};
+
+struct nodedb_stats {
+	uint64_t	accepted, same, older, self_newer, full, too_soon, aged;
+};
+
+/* self: this node's name; max: records held at most (0: the default). */
+struct nodedb	*nodedb_new(const char *self, size_t max);
+void		 nodedb_free(struct nodedb *);
+
+/*
+ * A record from a peer (raw, n bytes, node_decode() said NODE_OK) with
+ * its name, sequence and lifetime as decoded.
+ */
+enum nodedb_result nodedb_offer(struct nodedb *, const uint8_t *raw, size_t n,
+		    const char *name, uint64_t seq, uint16_t lifetime,
+		    uint64_t now_ms);
+/* Our own record, replacing the last one; 0, or -1 out of memory. */
+int		 nodedb_originate(struct nodedb *, const uint8_t *raw, size_t n,
+		    uint64_t seq, uint16_t lifetime, uint64_t now_ms);
+/*
+ * Removes the records whose lifetime is over, calling cb (may be NULL)
+ * with each one's name before it goes; returns how many went.
+ */
+size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
+		    void (*cb)(const char *name, void *), void *arg);
+/* Removes one node's record (not our own); 0, or -1 if none. */
+int		 nodedb_remove(struct nodedb *, const char *name);
+
+const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
+/* The records, ours included, in name order: i in 0..nodedb_count()-1. */
+size_t		 nodedb_count(const struct nodedb *);
+const struct nodedb_entry *nodedb_at(const struct nodedb *, size_t i);
+const char	*nodedb_self(const struct nodedb *);
+void		 nodedb_stats(const struct nodedb *, struct nodedb_stats *);
+const char	*nodedb_result_name(enum nodedb_result);
+
+#endif

@@ -1,0 +1,473 @@
+/*
+ * The control plane's pure parts: the record codec (node.h), the database
+ * and its flooding decisions with an injected clock (nodedb.h), paths and
+ * the broadcast tree (spf.h), and the traffic matrix (traffic.h).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "node.h"
+#include "nodedb.h"
+#include "spf.h"
+#include "traffic.h"
+
+static const uint8_t mac1[6] = { 2, 0, 0, 0, 0, 1 };
+static const uint8_t mac2[6] = { 2, 0, 0, 0, 0, 2 };
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+static struct node_rec *
+sample(const char *name, uint64_t seq)
+{
+	struct node_rec	*r = calloc(1, sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->seq = seq;
+	r->lifetime = 90;
+	r->nlinks = 2;
+	snprintf(r->links[0].name, sizeof(r->links[0].name), "proxy");
+	r->links[0].rtt_us = 250;
+	snprintf(r->links[1].name, sizeof(r->links[1].name), "host2");
+	r->links[1].rtt_us = 70000;
+	r->nmacs = 2;
+	memcpy(r->macs[0].mac, mac1, 6);
+	r->macs[0].version = 1;
+	memcpy(r->macs[1].mac, mac2, 6);
+	r->macs[1].version = 7;
+	r->naddrs = 1;
+	snprintf(r->addrs[0], sizeof(r->addrs[0]), "10.66.0.2:7870");
+	r->nrows = 1;
+	memcpy(r->rows[0].src, mac1, 6);
+	memcpy(r->rows[0].dst, mac2, 6);
+	r->rows[0].r.bytes = 1ULL << 40;
+	r->rows[0].r.frames = 12345;
+	r->rows[0].r.rate1 = 1000;
+	r->rows[0].r.rate10 = 900;
+	r->ndsts = 2;
+	snprintf(r->dsts[0].name, sizeof(r->dsts[0].name), "host2");
+	r->dsts[0].r.bytes = 42;
+	snprintf(r->dsts[1].name, sizeof(r->dsts[1].name), "*");
+	r->dsts[1].r.frames = 3;
+	return r;
+}
+
+START_TEST(codec_roundtrip)
+{
+	struct node_rec	*r = sample("host1", 1234567890123ULL);
+	struct node_rec	*g = calloc(1, sizeof(*g));
+	uint8_t		 buf[NODE_RECORD_MAX];
+	char		 name[NODE_NAME_MAX + 1];
+	const char	*why = NULL;
+	uint64_t	 seq;
+	uint16_t	 lt;
+	size_t		 n;
+
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_str_eq(g->name, "host1");
+	ck_assert_uint_eq(g->seq, 1234567890123ULL);
+	ck_assert_uint_eq(g->lifetime, 90);
+	ck_assert_uint_eq(g->nlinks, 2);
+	ck_assert_str_eq(g->links[1].name, "host2");
+	ck_assert_uint_eq(g->links[1].rtt_us, 70000);
+	ck_assert_uint_eq(g->nmacs, 2);
+	ck_assert_mem_eq(g->macs[1].mac, mac2, 6);
+	ck_assert_uint_eq(g->macs[1].version, 7);
+	ck_assert_str_eq(g->addrs[0], "10.66.0.2:7870");
+	ck_assert_uint_eq(g->rows[0].r.bytes, 1ULL << 40);
+	ck_assert_uint_eq(g->rows[0].r.frames, 12345);
+	ck_assert_uint_eq(g->rows[0].r.rate10, 900);
+	ck_assert_str_eq(g->dsts[1].name, "*");
+	ck_assert_uint_eq(g->dsts[1].r.frames, 3);
+	ck_assert_int_eq(node_peek(buf, n, name, &seq, &lt, &why), NODE_OK);
+	ck_assert_str_eq(name, "host1");
+	ck_assert_uint_eq(seq, 1234567890123ULL);
+	/* Too small a buffer: 0, nothing written past it. */
+	ck_assert_uint_eq(node_encode(buf, n - 1, r), 0);
+	free(r);
+	free(g);
+}
+END_TEST
+
+START_TEST(codec_malformed)
+{
+	struct node_rec	*r = sample("host1", 5);
+	struct node_rec	*g = calloc(1, sizeof(*g));
+	uint8_t		 buf[NODE_RECORD_MAX + 1];
+	const char	*why;
+	size_t		 n, i;
+
+	n = node_encode(buf, sizeof(buf), r);
+	/* Every truncation is malformed, never read past the end. */
+	for (i = 0; i < n; i++) {
+		why = NULL;
+		ck_assert_int_eq(node_decode(buf, i, g, &why), NODE_MALFORMED);
+		ck_assert_ptr_nonnull(why);
+	}
+	buf[n] = 0;
+	ck_assert_int_eq(node_decode(buf, n + 1, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "trailing bytes after record");
+	/* A multicast MAC. */
+	r->macs[0].mac[0] = 1;
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	r->macs[0].mac[0] = 2;
+	/* A bad neighbour name. */
+	snprintf(r->links[0].name, sizeof(r->links[0].name), "-x");
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	snprintf(r->links[0].name, sizeof(r->links[0].name), "proxy");
+	/* Version, lifetime, sequence 0. */
+	n = node_encode(buf, sizeof(buf), r);
+	buf[0] = 9;
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	buf[0] = NODE_VERSION;
+	put_u16(buf + 2, 1);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	put_u16(buf + 2, 90);
+	memset(buf + 4, 0, 8);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	free(r);
+	free(g);
+}
+END_TEST
+
+START_TEST(codec_limits)
+{
+	struct node_rec	*r = sample("host1", 5);
+	struct node_rec	*g = calloc(1, sizeof(*g));
+	uint8_t		 buf[64];
+	const char	*why;
+	size_t		 n;
+
+	/* A sequence above NODE_SEQ_MAX: refused, not malformed. */
+	r->nlinks = r->nmacs = r->naddrs = r->nrows = r->ndsts = 0;
+	r->seq = NODE_SEQ_MAX + 1;
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
+	ck_assert_str_eq(why, "record sequence out of range");
+	/* A thousand MACs announced: refused at the count. */
+	r->seq = 5;
+	n = node_encode(buf, sizeof(buf), r);
+	put_u16(buf + n - 8, 1000);	/* after the link count */
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
+	ck_assert_str_eq(why, "too many MACs in record");
+	/* The encoder will not make what the decoder refuses. */
+	r->nmacs = NODE_MACS_MAX + 1;
+	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
+	free(r);
+	free(g);
+}
+END_TEST
+
+/* A record's bytes for the database: just the fixed part matters. */
+static size_t
+raw(uint8_t *buf, const char *name, uint64_t seq, uint16_t lifetime)
+{
+	struct node_rec	*r = sample(name, seq);
+	size_t		 n;
+
+	r->lifetime = lifetime;
+	n = node_encode(buf, NODE_RECORD_MAX, r);
+	free(r);
+	return n;
+}
+
+START_TEST(db_flooding)
+{
+	struct nodedb	*db = nodedb_new("self", 3);
+	uint8_t		 b[NODE_RECORD_MAX];
+	size_t		 n;
+
+	n = raw(b, "a", 10, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1001), NODEDB_SAME);
+	n = raw(b, "a", 9, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 9, 90, 2000),
+	    NODEDB_OLDER);
+	n = raw(b, "a", 11, 90);
+	/* Newer, but within MinArrival of the last: refused. */
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90,
+	    1000 + NODEDB_MIN_ARRIVAL_MS - 1), NODEDB_TOO_SOON);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90,
+	    1000 + NODEDB_MIN_ARRIVAL_MS), NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 11);
+	/* Our own record comes back from before a restart. */
+	n = raw(b, "self", 5, 90);
+	ck_assert_int_eq(nodedb_originate(db, b, n, 5, 90, 0), 0);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 5, 90, 3000),
+	    NODEDB_SAME);
+	n = raw(b, "self", 4, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 4, 90, 3000),
+	    NODEDB_OLDER);
+	n = raw(b, "self", 500, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 500, 90, 3000),
+	    NODEDB_SELF);
+	ck_assert_uint_eq(nodedb_get(db, "self")->seq, 5);
+	/* Three records at most (ours counts). */
+	n = raw(b, "b", 1, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 1, 90, 3000), NODEDB_NEW);
+	n = raw(b, "c", 1, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "c", 1, 90, 3000),
+	    NODEDB_FULL);
+	ck_assert_uint_eq(nodedb_count(db), 3);
+	/* In name order. */
+	ck_assert_str_eq(nodedb_at(db, 0)->name, "a");
+	ck_assert_str_eq(nodedb_at(db, 1)->name, "b");
+	ck_assert_str_eq(nodedb_at(db, 2)->name, "self");
+	nodedb_free(db);
+}
+END_TEST
+
+START_TEST(db_ageing)
+{
+	struct nodedb	*db = nodedb_new("self", 0);
+	uint8_t		 b[NODE_RECORD_MAX];
+	struct nodedb_stats st;
+	size_t		 n;
+
+	n = raw(b, "self", 1, 3);
+	ck_assert_int_eq(nodedb_originate(db, b, n, 1, 3, 0), 0);
+	n = raw(b, "a", 1, 3);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 1, 3, 10000), NODEDB_NEW);
+	n = raw(b, "b", 1, 60);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 1, 60, 10000), NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_age(db, 12999, NULL, NULL), 0);
+	ck_assert_uint_eq(nodedb_age(db, 13000, NULL, NULL), 1);
+	ck_assert_ptr_null(nodedb_get(db, "a"));
+	ck_assert_ptr_nonnull(nodedb_get(db, "b"));
+	/* A newer copy restarts the clock. */
+	n = raw(b, "b", 2, 60);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 2, 60, 60000), NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_age(db, 119999, NULL, NULL), 0);
+	ck_assert_uint_eq(nodedb_age(db, 120000, NULL, NULL), 1);
+	/* Ours never ages. */
+	ck_assert_uint_eq(nodedb_age(db, 1ULL << 40, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(nodedb_get(db, "self"));
+	nodedb_stats(db, &st);
+	ck_assert_uint_eq(st.aged, 2);
+	/* After ageing, an old sequence is news again (a restarted node). */
+	n = raw(b, "a", 1, 3);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 1, 3, 200000),
+	    NODEDB_NEW);
+	nodedb_free(db);
+}
+END_TEST
+
+/* The star with a cycle: proxy - host1..4, host1-host2, host2-host3. */
+static struct spf *
+star(int cycle, const char *self_name, int *self)
+{
+	static const char *names[] = { "proxy", "host1", "host2", "host3",
+	    "host4" };
+	struct spf	*s = spf_new();
+	int		 i, p, h[5];
+
+	for (i = 0; i < 5; i++)
+		h[i] = spf_node(s, names[i]);
+	p = h[0];
+	for (i = 1; i < 5; i++) {
+		spf_link(s, p, h[i], 1000);
+		spf_link(s, h[i], p, 1000);
+	}
+	if (cycle) {
+		spf_link(s, h[1], h[2], 100);
+		spf_link(s, h[2], h[1], 100);
+		spf_link(s, h[2], h[3], 100);
+		spf_link(s, h[3], h[2], 100);
+	}
+	*self = spf_find(s, self_name);
+	ck_assert_int_eq(spf_run(s, *self), 0);
+	return s;
+}
+
+START_TEST(spf_paths)
+{
+	struct spf	*s;
+	int		 self;
+
+	s = star(0, "host1", &self);
+	ck_assert_int_eq(spf_next_hop(s, spf_find(s, "host3")),
+	    spf_find(s, "proxy"));
+	ck_assert_uint_eq(spf_hops(s, spf_find(s, "host3")), 2);
+	spf_free(s);
+	/* With the cycle: host3 is two hops either way; the shorter round
+	 * trip (via host2) wins. */
+	s = star(1, "host1", &self);
+	ck_assert_int_eq(spf_next_hop(s, spf_find(s, "host3")),
+	    spf_find(s, "host2"));
+	ck_assert_int_eq(spf_next_hop(s, spf_find(s, "host4")),
+	    spf_find(s, "proxy"));
+	ck_assert_int_eq(spf_next_hop(s, spf_find(s, "host2")),
+	    spf_find(s, "host2"));
+	spf_free(s);
+}
+END_TEST
+
+START_TEST(spf_two_way_only)
+{
+	struct spf	*s = spf_new();
+	int		 a = spf_node(s, "a"), b = spf_node(s, "b"),
+			 c = spf_node(s, "c");
+
+	spf_link(s, a, b, 1);
+	spf_link(s, b, a, 1);
+	spf_link(s, b, c, 1);	/* c does not list b: c is gone */
+	ck_assert_int_eq(spf_run(s, a), 0);
+	ck_assert_int_eq(spf_reachable(s, b), 1);
+	ck_assert_int_eq(spf_reachable(s, c), 0);
+	ck_assert_int_eq(spf_next_hop(s, c), SPF_NONE);
+	spf_free(s);
+}
+END_TEST
+
+/*
+ * Every node computes the same tree, and flooding a broadcast along it
+ * (each node sends on its tree links but the one it came in on) reaches
+ * every node exactly once, with the cycle or without.
+ */
+START_TEST(spf_tree_once)
+{
+	static const char *names[] = { "proxy", "host1", "host2", "host3",
+	    "host4" };
+	int		 cycle, src, i, j, k, self, got[5], queue[64], from[64];
+	int		 head, tail;
+	struct spf	*views[5];
+
+	for (cycle = 0; cycle < 2; cycle++) {
+		for (i = 0; i < 5; i++)
+			views[i] = star(cycle, names[i], &self);
+		for (src = 0; src < 5; src++) {
+			memset(got, 0, sizeof(got));
+			head = tail = 0;
+			queue[tail] = src;
+			from[tail++] = -1;
+			got[src] = 1;
+			while (head < tail) {
+				int u = queue[head], in = from[head++];
+				struct spf *v = views[u];
+
+				for (j = 0; j < 5; j++) {
+					k = spf_find(v, names[j]);
+					if (j == u || j == in ||
+					    !spf_two_way(v, spf_find(v,
+					    names[u]), k) ||
+					    !spf_tree_link(v, k))
+						continue;
+					got[j]++;
+					ck_assert_int_lt(tail, 64);
+					queue[tail] = j;
+					from[tail++] = u;
+				}
+			}
+			for (i = 0; i < 5; i++)
+				ck_assert_msg(got[i] == 1, "cycle %d, from %s: "
+				    "%s got %d copies", cycle, names[src],
+				    names[i], got[i]);
+		}
+		for (i = 0; i < 5; i++)
+			spf_free(views[i]);
+	}
+}
+END_TEST
+
+START_TEST(traffic_rates)
+{
+	struct traffic	*t = traffic_new(0);
+	struct node_row	 rows[4];
+	struct node_dst	 dsts[4];
+	uint64_t	 ms;
+	size_t		 n;
+
+	/* 10 s of 100 frames of 1000 bytes a second for 1 -> 2, and 10 a
+	 * second for 2 -> 1; one broadcast. */
+	for (ms = 0; ms < 10000; ms += 10) {
+		traffic_count(t, mac1, mac2, "host2", 1000, ms);
+		if (ms % 100 == 0)
+			traffic_count(t, mac2, mac1, "host1", 1000, ms);
+	}
+	traffic_count(t, mac1, bcast, "*", 60, 9999);
+	traffic_tick(t, 10000);
+	n = traffic_pairs(t, rows, 4);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_mem_eq(rows[0].src, mac1, 6);
+	ck_assert_mem_eq(rows[0].dst, mac2, 6);
+	ck_assert_uint_eq(rows[0].r.bytes, 1000000);
+	ck_assert_uint_eq(rows[0].r.frames, 1000);
+	ck_assert_uint_eq(rows[0].r.rate1, 100000);
+	ck_assert_uint_eq(rows[0].r.rate10, 100000);
+	ck_assert_uint_eq(rows[1].r.rate10, 10000);
+	/* Only the heaviest when there is room for one. */
+	ck_assert_uint_eq(traffic_pairs(t, rows, 1), 1);
+	ck_assert_mem_eq(rows[0].dst, mac2, 6);
+	n = traffic_nodes(t, dsts, 4);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(dsts[0].name, "host2");
+	/* Idle: the 1 s rate drops at once, the 10 s one over ten seconds. */
+	traffic_tick(t, 15000);
+	n = traffic_pairs(t, rows, 4);
+	ck_assert_uint_eq(rows[0].r.rate1, 0);
+	ck_assert_uint_eq(rows[0].r.rate10, 50000);
+	traffic_tick(t, 30000);
+	n = traffic_pairs(t, rows, 4);
+	ck_assert_uint_eq(rows[0].r.rate10, 0);
+	ck_assert_uint_eq(rows[0].r.bytes, 1000000);
+	traffic_free(t);
+}
+END_TEST
+
+START_TEST(traffic_bounded)
+{
+	struct traffic	*t = traffic_new(0);
+	uint8_t		 src[6] = { 2, 0, 0, 0, 0, 0 };
+	size_t		 i;
+
+	for (i = 0; i < TRAFFIC_PAIRS_MAX + 10; i++) {
+		put_u32(src + 2, (uint32_t)i);
+		traffic_count(t, src, mac2, "host2", 100, 1);
+	}
+	ck_assert_uint_eq(traffic_overflow(t), 10);
+	/* Idle pairs are forgotten, making room again. */
+	traffic_tick(t, TRAFFIC_IDLE_MS + 1);
+	traffic_count(t, mac1, mac2, "host2", 100, TRAFFIC_IDLE_MS + 2);
+	ck_assert_uint_eq(traffic_overflow(t), 10);
+	traffic_free(t);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("node");
+	TCase	*tc;
+	SRunner	*sr;
+	int	 failed;
+
+	tc = tcase_create("codec");
+	tcase_add_test(tc, codec_roundtrip);
+	tcase_add_test(tc, codec_malformed);
+	tcase_add_test(tc, codec_limits);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nodedb");
+	tcase_add_test(tc, db_flooding);
+	tcase_add_test(tc, db_ageing);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("spf");
+	tcase_add_test(tc, spf_paths);
+	tcase_add_test(tc, spf_two_way_only);
+	tcase_add_test(tc, spf_tree_once);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("traffic");
+	tcase_add_test(tc, traffic_rates);
+	tcase_add_test(tc, traffic_bounded);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
