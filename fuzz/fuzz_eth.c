@@ -77,7 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(mac, eth, ETHER_ADDR_LEN) != 0)
 			abort();
 		if (p & 0x80) {
-			if (fwd_seen(fwd, origin, seq))
+			if (fwd_seen(fwd, origin, seq, eth, len))
 				continue;
 		}
 		n = fwd_decide(fwd, eth, eth + ETHER_ADDR_LEN,

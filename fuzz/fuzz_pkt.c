@@ -3,7 +3,9 @@
  * a guest or a peer might send.  Beyond not crashing, every rewrite of a
  * packet whose checksums were right must leave them right (the incremental
  * updates against a full recomputation), and segmentation must accept or
- * refuse without touching memory it does not own.
+ * refuse without touching memory it does not own.  A header gso_check()
+ * lets through never multiplies a frame: its segments are at most one per
+ * floor-sized piece of it.
  *
  * Input: [vnet header:12][frame...].
  */
@@ -48,7 +50,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pkt_tcpopt	 o;
 	uint8_t			*f;
 	struct segs		 segs = { 0, 0 };
+	const char		*why;
 	size_t			 len;
+	int			 ok, n;
 
 	if (size < GSO_VNET_HDR_LEN || size > GSO_VNET_HDR_LEN + 65536)
 		return 0;
@@ -80,7 +84,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	segs.cut = (h.gso_type & ~GSO_ECN) != GSO_NONE &&
 	    pkt_parse(&p, f, len) == PKT_OK && p.tcp &&
 	    len > p.l4off + p.tcp_hlen;
-	(void)gso_segment(&h, f, len, segbuf, sizeof(segbuf), seg_cb, &segs);
+	ok = gso_check(&h, f, len, &why) == 0;
+	n = gso_segment(&h, f, len, segbuf, sizeof(segbuf), seg_cb, &segs);
+	if (ok && n > 0 && (size_t)n > len / GSO_MIN_SIZE_V4 + 1)
+		abort();
 	free(f);
 	return 0;
 }

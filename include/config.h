@@ -5,6 +5,8 @@
 #ifndef VNET_CONFIG_H
 #define VNET_CONFIG_H
 
+#include <sys/types.h>
+
 #include <stdio.h>
 
 #include "stmt.h"
@@ -47,6 +49,17 @@ int	 config_kind_order(enum stmt_kind);
  * reader sees the old file or the new one, never a part.  The new file keeps
  * the old one's mode (0644 when there was none).  0, or -1 with a message.
  */
+/*
+ * Whether a control client of uid may have the running state saved to file
+ * (see vnetctl(8), save): root anywhere; anyone else only in the directory
+ * of config_file, the configuration the daemon was started with, and under
+ * a name that begins with that file's name (vnetd.conf, vnetd.conf.old...),
+ * so that the directory's other files and every other place stay out of
+ * reach.  0, or -1 with a message.
+ */
+int	 config_save_allowed(const char *config_file, const char *file,
+	    uid_t uid, char *err, size_t errlen);
+
 int	 config_write(const char *file, const void *text, size_t len,
 	    char *err, size_t errlen);
 

@@ -40,10 +40,12 @@ struct vnetd_stats {
 	uint64_t	gso_cut;	/* offload frames cut for a peer or device */
 	uint64_t	gso_segments;	/* the frames they were cut into */
 	uint64_t	gso_bad;	/* offload frames that could not be cut */
+	uint64_t	offload_bad;	/* frames dropped: bad offload header */
 	uint64_t	tls_refused;	/* peer certificates we refused */
 	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
 	uint64_t	not_allowed;	/* connections not on a listener's allow list */
 	uint64_t	pending_full;	/* connections closed: too many pending */
+	uint64_t	pending_addr_full;	/* the same, from one address */
 	uint64_t	handshake_timeouts;	/* no handshake within the limit */
 };
 
@@ -51,6 +53,7 @@ struct listener {
 	TAILQ_ENTRY(listener)	 entry;
 	struct stmt_hostport	 addr;
 	struct evconnlistener	*lev[2];
+	struct event		*resume[2];	/* lev[i]'s accept pause */
 	struct vnetd		*d;
 	int			 tls;
 	struct stmt_cidr	 allow[STMT_ALLOW_MAX];
@@ -116,6 +119,8 @@ struct vnetd {
 
 	size_t			 npending;	/* on the pending list */
 	uint64_t		 pending_full_logged;	/* ms */
+	uint64_t		 pending_addr_logged;	/* ms */
+	uint64_t		 offload_bad_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	struct routing		*routing;	/* the control plane */
@@ -172,8 +177,11 @@ uint64_t vnetd_now_ms(void);
 /*
  * accept() failed (out of descriptors, most likely): stop accepting on lev
  * for a second, instead of spinning on a listener that stays readable.
+ * resume is lev's own timer, from vnetd_accept_timer(): its owner frees it
+ * with lev, so a listener removed while paused leaves nothing behind.
  */
-void	 vnetd_accept_pause(struct evconnlistener *);
+struct event *vnetd_accept_timer(struct evconnlistener *);
+void	 vnetd_accept_pause(struct evconnlistener *, struct event *resume);
 uint64_t vnetd_now_us(void);
 
 /* The node name used when the configuration has no node statement. */
@@ -201,9 +209,11 @@ void	 vnetd_config_but_routes(struct vnetd *,
 /*
  * Writes the running state as a configuration file, atomically (a new file
  * renamed over the old one).  path "" means the file the daemon was started
- * with.  0, or -1 with a message in err.
+ * with; another path is checked against config_save_allowed() for the
+ * client of uid.  Never through a symbolic link, never over anything but a
+ * regular file.  0, or -1 with a message in err.
  */
-int	 vnetd_save(struct vnetd *, const char *path, char *err,
+int	 vnetd_save(struct vnetd *, const char *path, uid_t uid, char *err,
 	    size_t errlen);
 
 /*

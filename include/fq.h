@@ -7,6 +7,12 @@
  * stream, a DNS query) so never waits behind a bulk flow's queue, and each
  * flow's CoDel signals that flow alone.
  *
+ * When the queue is full, room is made as RFC 8290 (section 4.1.3) does:
+ * frames are dropped from the head of the flow with the most bytes queued,
+ * up to half of them (at most FQ_DROP_BATCH at a time), so a flow that
+ * floods the queue (a broadcast storm, a bulk sender) loses its own
+ * frames while a sparse flow's frame still gets in.
+ *
  * Frames live in buffers from a pool that keeps what it frees: after
  * warming up, queueing costs no allocation for frames up to FQ_BUF_DATA
  * bytes (with their wire prefix); larger ones get a buffer of their own.
@@ -25,6 +31,7 @@
 #define FQ_FLOWS	1024
 #define FQ_QUANTUM	1514
 #define FQ_BUF_DATA	(2048 - 32)
+#define FQ_DROP_BATCH	64	/* frames dropped at most per full queue */
 
 struct fq_buf {
 	struct fq_buf	*next;
@@ -38,6 +45,7 @@ struct fq_flow {
 	TAILQ_ENTRY(fq_flow)	 entry;
 	struct fq_buf		*head, *tail;
 	int			 listed;	/* on new or old */
+	size_t			 backlog;	/* bytes queued */
 	int64_t			 deficit;
 	struct aqm		 aqm;
 };
@@ -59,9 +67,13 @@ int		 fq_init(struct fq *, size_t limit, size_t prefix,
 void		 fq_free(struct fq *);
 /* New AQM parameters for every flow. */
 void		 fq_set_params(struct fq *, const struct aqm_params *);
-/* Queues prefix + frame; -1 when the limit is reached or memory is short. */
+/*
+ * Queues prefix + frame, first dropping from the fattest flow if the queue
+ * is full (counted in *drops); -1 when the frame itself cannot be queued
+ * (larger than the limit, or memory is short).
+ */
 int		 fq_enqueue(struct fq *, uint64_t now, const uint8_t *prefix,
-		    const uint8_t *frame, size_t len);
+		    const uint8_t *frame, size_t len, uint64_t *drops);
 /*
  * The next buffer to send, NULL when nothing is queued; the AQM's verdict on
  * frames dropped on the way is counted in *drops, and *marked says whether

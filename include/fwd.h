@@ -19,7 +19,12 @@
  * matches rules whose DST is any, not-X (X other than it), or that address.
  *
  * Learning (off by default): the source MAC of every frame is learned against
- * its arrival port (refreshed on every frame, aged out after 300 s).  For a
+ * its arrival port (refreshed on every frame, aged out after 300 s).  Each
+ * port holds at most a share of the table (FWD_PORT_SHARE): a port past it
+ * replaces its own least recently seen MAC.  A full table makes room for a
+ * newcomer by ageing out, else by dropping the least recently seen MAC of
+ * the port that holds the most, so a flood of source addresses from one
+ * port (or a few) never keeps another port's newcomers out.  For a
  * frame no rule covers: a unicast destination with a learned, attached port
  * (other than the arrival port) goes there; anything else is flooded to every
  * attached port but the arrival one.  Without learning such a frame is
@@ -44,6 +49,8 @@
 
 #define FWD_AGE_MS		(300 * 1000)
 #define FWD_MAC_MAX_DEFAULT	65536
+/* A port (interface or link) learns at most mac_max / FWD_PORT_SHARE MACs. */
+#define FWD_PORT_SHARE		4
 
 enum fwd_kind {
 	FWD_LINK = TARGET_LINK,
@@ -70,7 +77,10 @@ struct fwd_stats {
 	uint64_t	macs_moved;	/* entries that changed port */
 	uint64_t	macs_aged;	/* entries removed by ageing */
 	uint64_t	mac_table_full;	/* MACs not learned: table full */
+	uint64_t	macs_replaced;	/* port at its share: its oldest went */
+	uint64_t	macs_evicted;	/* table full: the fullest port's went */
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
+	uint64_t	seen_conflicts;	/* (origin, seq) reused, other bytes */
 	uint64_t	auto_hits;	/* frames forwarded by automatic routes */
 };
 
@@ -153,10 +163,21 @@ void		 fwd_mac_foreach(struct fwd *, uint64_t now_ms,
 /*
  * Duplicate suppression for frames that travel the overlay: every frame
  * carries (origin, seq), origin being random per daemon start.  Returns 1 if
- * this pair was seen recently (the frame must be dropped, and is counted),
- * else records it and returns 0.  Remembers at least the last 8192 pairs.
+ * this pair was seen recently with the same frame (the frame must be
+ * dropped, and is counted), else records it and returns 0.  Remembers at
+ * least the last 8192 frames.
+ *
+ * The pair alone is not the frame's identity: any peer can send any pair,
+ * and one that sends another daemon's next sequence numbers first would
+ * make that daemon's real frames look like copies.  So each pair is stored
+ * with a fingerprint of the frame (its length and first bytes, leaving out
+ * what a queue's CE mark may change on the way), and a frame is a copy only
+ * if that pair came before with the same fingerprint: a copy suppressed is
+ * one whose bytes were delivered already.  A pair seen again with other
+ * bytes is counted (seen_conflicts) and goes on.
  */
-int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq);
+int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq,
+		    const uint8_t *eth, size_t len);
 
 /* Sets (or with NULL, clears) the automatic routes' function. */
 void		 fwd_set_auto(struct fwd *, fwd_auto_fn, void *arg);

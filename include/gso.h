@@ -38,6 +38,29 @@ struct gso_hdr {
 void	gso_hdr_decode(const uint8_t b[GSO_VNET_HDR_LEN], struct gso_hdr *);
 void	gso_hdr_encode(uint8_t b[GSO_VNET_HDR_LEN], const struct gso_hdr *);
 
+/*
+ * The smallest segment size taken: the TCP payload of a packet as large as
+ * the smallest MTU each IP version must carry (576 bytes for IPv4, RFC 791;
+ * 1280 for IPv6, RFC 8200), less its IP header, a TCP header and 40 bytes
+ * of TCP options (what a guest's kernel subtracts from its MSS for them).
+ * Cutting a frame then never makes more than about 130 segments of it, and
+ * never much more than its own bytes in headers: a frame that says
+ * "segment size 1" would otherwise become 64,000 frames.
+ */
+#define GSO_MIN_SIZE_V4		(576 - 20 - 20 - 40)	/* 496 */
+#define GSO_MIN_SIZE_V6		(1280 - 40 - 20 - 40)	/* 1180 */
+
+/*
+ * Checks an offload header from outside (a guest's TAP, a peer) against its
+ * frame: known flags and type only; a checksum to finish inside the frame;
+ * a segmentation type that is what the headers are (TCP over IPv4 or IPv6,
+ * not a fragment, no bytes after the IP packet) with a segment size of at
+ * least the floor above (one larger than the payload is one segment).  0
+ * if it may be forwarded; -1 with *why set if the frame must be dropped.
+ */
+int	gso_check(const struct gso_hdr *, const uint8_t *frame, size_t len,
+	    const char **why);
+
 /* 1 if the frame needs nothing done before a plain device can take it. */
 int	gso_is_plain(const struct gso_hdr *);
 

@@ -1,8 +1,9 @@
 /*
  * Local interfaces: where guests' frames enter and leave the daemon.  The
  * generic part (naming, forwarding port, counters, event) is here; the
- * device itself sits behind iface_ops: TAP (tap.c) or a libpcap capture on
- * an existing device (pcapif.c).
+ * device itself sits behind iface_ops: TAP (tap.c), or a capture on an
+ * existing device, through a packet socket (afpacket.c) or, where there is
+ * none, libpcap (pcapif.c).
  *
  * An interface is up (its port carries frames) or down.  A backend with a
  * present() op is watched once a second: when its device goes away, or a
@@ -61,6 +62,22 @@ struct iface_ops {
 	 * open() then fails with errno ENODEV for a device that is missing.
 	 */
 	int		 (*present)(struct iface *);
+	/*
+	 * Optional: frames the capture lost for want of room since the last
+	 * call (the kernel's count).  Asked once a second and by show.
+	 */
+	uint64_t	 (*capture_drops)(struct iface *);
+	/*
+	 * Optional: the backend to use instead when open() fails with
+	 * EAFNOSUPPORT (the kind of socket this one needs is missing).
+	 */
+	const struct iface_ops *fallback;
+	/*
+	 * Optional: made once when the interface is added, undone when it
+	 * goes (state that outlives each open device, in iface->backend).
+	 */
+	int		 (*attach)(struct iface *, char *err, size_t errlen);
+	void		 (*detach)(struct iface *);
 };
 
 struct iface_counters {
@@ -69,6 +86,7 @@ struct iface_counters {
 	uint64_t	drops;		/* writes refused, frames too long */
 	uint64_t	read_errors;
 	uint64_t	looped;		/* captured frames we had injected */
+	uint64_t	capture_drops;	/* lost in the capture's buffer */
 };
 
 struct iface {
@@ -88,6 +106,9 @@ struct iface {
 	struct event		*ev_watch;	/* present() and reopening */
 	unsigned int		 open_failures;	/* in a row, while down */
 	struct iothread		*io;		/* threads yes: the device's */
+	uint64_t		 drops_seen_ms;	/* last capture drop noticed */
+	int			 removing;	/* del-interface, not exit */
+	void			*backend;	/* attach()'s state */
 };
 
 struct iface	*iface_find(struct vnetd *, const char *name);
@@ -107,10 +128,37 @@ void		 iface_read_failed(struct iface *, int e);
 /* Frames the device refused (iothread writes included). */
 uint64_t	 iface_drops(const struct iface *);
 
+/* The backend knows its device is there now: open it if down. */
+void		 iface_dev_appeared(struct iface *);
+/* Capture drops so far (the backend's count brought up to date). */
+uint64_t	 iface_capture_drops(struct iface *);
+/* Sets IFF_UP on device dev (in vnetd's namespace); 0 or -1 (err). */
+int		 iface_dev_up(const char *dev, char *err, size_t errlen);
+
 extern const struct iface_ops tap_ops;
 extern const struct iface_ops pcapif_ops;
+extern const struct iface_ops afpacket_ops;
+extern const struct iface_ops qemuif_ops;
 
 /* Checks a pcap filter expression; 0, or -1 with a message in err. */
 int		 pcapif_filter_check(const char *expr, char *err, size_t errlen);
+/* Compiles it and attaches it to socket fd (SO_ATTACH_FILTER). */
+int		 pcapif_filter_attach(int fd, const char *expr, char *err,
+		    size_t errlen);
+
+/*
+ * QEMU's stream framing (qemuif.c): each frame a 4-byte big-endian length
+ * (1..QEMUIF_FRAME_MAX, QEMU's own limit) and the frame.
+ */
+#define QEMUIF_HDR_LEN		4
+#define QEMUIF_FRAME_MAX	(4096 + 65536)
+
+/*
+ * Passes each whole frame in buf to cb and sets *used to the bytes they
+ * took (a partial frame at the end waits for more).  Returns the number of
+ * frames, or -1 for a length out of range (the stream is broken).  Pure.
+ */
+int		 qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
+		    void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 #endif

@@ -33,7 +33,9 @@
  * Nothing a peer sends grows memory without bound: a connection must finish
  * TCP, TLS and the hello exchange within LINK_HANDSHAKE_TIMEOUT (a deadline,
  * not an idle timer, so trickling bytes does not stretch it); at most
- * LINK_PENDING_MAX accepted connections wait for their hello at a time;
+ * LINK_PENDING_MAX accepted connections wait for their hello at a time,
+ * and at most LINK_PENDING_PER_ADDR of them from one address, so that one
+ * address holding silent connections cannot keep other peers from linking;
  * messages are bounded by the wire format and read into a buffer of fixed
  * size (LINK_RX_SIZE, whose pages the kernel gives only as they fill); and
  * a link queues at most its queue size for a peer that reads slowly,
@@ -43,6 +45,7 @@
 #define VNET_LINK_H
 
 #include <sys/queue.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +76,7 @@ struct ssl_st;
 #define LINK_OUT_LOW		(16 * 1024)
 #define LINK_NOTSENT_LOWAT	(64 * 1024)
 #define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
+#define LINK_PENDING_PER_ADDR	8	/* of those, from one address */
 /*
  * A connection's receive buffer: messages are handled where they arrived;
  * room for several of the largest, so that moving a partial one to the
@@ -114,6 +118,7 @@ struct conn {
 	int			 pending;	/* on d->pending */
 	int			 closing;	/* on d->closing */
 	char			 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
+	char			 from[INET6_ADDRSTRLEN];	/* accepted: HOST */
 	struct wire_hello	 hello;		/* the peer's, once received */
 	uint64_t		 up_since;	/* ms */
 	struct event		*ev_keepalive;

@@ -41,7 +41,8 @@ struct sched_opts {
 };
 
 struct sched_counters {
-	uint64_t	tail_drops;	/* queue full */
+	uint64_t	tail_drops;	/* queue full: the arriving frame */
+	uint64_t	fat_drops;	/* queue full: the fattest flow's */
 	uint64_t	ce_marks;	/* marked by the AQM */
 	uint64_t	aqm_drops;	/* dropped by the AQM */
 	uint64_t	flushed;	/* thrown away when the link went down */

@@ -13,8 +13,11 @@
  *   control PATH
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
- *   interface NAME tap [DEV]                (also add-interface)
- *   interface NAME pcap DEV [promisc yes|no] [filter EXPR]
+ *   interface NAME tap [DEV [persist yes|no] [bridge BR]]
+ *                                           (also add-interface)
+ *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
+ *       [up yes|no]
+ *   interface NAME qemu PATH                (PATH: at most 107 characters)
  *   del-interface NAME
  *   link NAME HOST:PORT [tls] [peer NODE] [queue BYTES] [LINKOPT...]
  *                                           (also add-link)
@@ -90,6 +93,7 @@
 #define STMT_CONGESTION_MAX 15	/* TCP_CA_NAME_MAX - 1 */
 #define STMT_HOST_MAX	255
 #define STMT_PATH_MAX	1023
+#define STMT_SUN_PATH_MAX 107	/* a Unix socket's path (interface qemu) */
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
 #define STMT_ERR_MAX	160
 #define STMT_FILTER_MAX	1023	/* a pcap filter expression */
@@ -134,6 +138,7 @@ enum stmt_op {
 enum stmt_iftype {
 	STMT_IF_TAP = 1,
 	STMT_IF_PCAP,
+	STMT_IF_QEMU,
 };
 
 enum stmt_show {
@@ -240,7 +245,8 @@ struct stmt {
 	char			dev[STMT_DEV_MAX + 1];	/* interface; "" = name */
 	enum stmt_iftype	iftype;
 	struct stmt_hostport	addr;			/* listen, link */
-	char			path[STMT_PATH_MAX + 1];/* control, save */
+	char			path[STMT_PATH_MAX + 1];/* control, save,
+							   interface qemu */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
 	/* learn, routing auto; reload -n */
@@ -248,6 +254,10 @@ struct stmt {
 	unsigned int		num;	/* keepalive, routing refresh, threshold */
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */
+	uint32_t		buffer;			/* interface pcap; 0: default */
+	int			up;			/* interface pcap */
+	int			persist;		/* interface tap */
+	char			bridge[STMT_DEV_MAX + 1];/* interface tap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */
 	unsigned int		lopts;

@@ -26,6 +26,8 @@
 #include "stmt.h"
 
 #define VCC_FLOWS_DEFAULT	4096
+/* An interface holds at most max_flows / VCC_IF_SHARE entries. */
+#define VCC_IF_SHARE		4
 #define VCC_CLASSES_MAX		256
 /* Idle time after which an entry ends: established, and the rest. */
 #define VCC_IDLE_US		(300ULL * 1000000)
@@ -47,11 +49,13 @@ struct vcc_stats {
 	uint64_t	truncated;	/* left untouched: a header runs short */
 	uint64_t	malformed;	/* left untouched: impossible fields */
 	uint64_t	bad_options;	/* SYNs with malformed options: untracked */
-	uint64_t	untracked;	/* segments of flows not seen from SYN */
+	uint64_t	untracked;	/* segments of flows not tracked */
+	uint64_t	picked_up;	/* flows first seen without their SYN */
 	uint64_t	flows_created;
 	uint64_t	flows_closed;	/* FIN both ways, or RST */
 	uint64_t	expired;	/* idle timeout */
-	uint64_t	evictions;	/* table full: oldest idle dropped */
+	uint64_t	evictions;	/* table full: fullest interface's went */
+	uint64_t	over_share;	/* interface at its share: its went */
 	uint64_t	rewritten;	/* frames changed */
 	uint64_t	win_lowered;	/* windows lowered */
 	uint64_t	syn_ecn;	/* SYNs and SYN-ACKs given ECN for a guest */

@@ -146,6 +146,13 @@ config_check_line(struct config *cf, size_t i,
 		    stmt_keyword(st->kind, st->op));
 		return 1;
 	}
+	/* A configuration gives it once, where the link is defined. */
+	if (st->kind == STMT_SET_LINK && st->queue != 0) {
+		report(errf, arg, cf->file, line, "set-link %s: queue is "
+		    "given on the link statement in a configuration",
+		    st->name);
+		return 1;
+	}
 	if (st->kind == STMT_INTERFACE && st->filter[0] != '\0' &&
 	    pcapif_filter_check(st->filter, perr, sizeof(perr)) == -1) {
 		report(errf, arg, cf->file, line, "interface %s: %s",
@@ -321,31 +328,102 @@ config_warnings(const struct config *cf, void (*warnf)(const char *, void *),
 	}
 }
 
+/*
+ * The next line of fp into buf (at most cap - 1 bytes kept, NUL-terminated),
+ * its length in *len; the rest of a longer line is read and thrown away,
+ * with *cut set, so that memory stays bounded whatever the file holds.
+ * 0, or -1 at the end of the file.
+ */
+static int
+config_getline(FILE *fp, char *buf, size_t cap, size_t *len, int *cut)
+{
+	int	 ch = EOF;
+	size_t	 n = 0;
+
+	*cut = 0;
+	while ((ch = getc_unlocked(fp)) != EOF) {
+		if (n + 1 < cap)
+			buf[n++] = (char)ch;
+		else
+			*cut = 1;
+		if (ch == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return ch == EOF && n == 0 && !*cut ? -1 : 0;
+}
+
+/*
+ * Only a regular file is a configuration: a FIFO would block the daemon
+ * until someone writes to it, a device such as /dev/zero never ends.
+ */
+static FILE *
+config_open(const char *file, void (*errf)(const char *, void *), void *arg)
+{
+	struct stat	 sb;
+	FILE		*fp;
+	int		 fd, flags;
+
+	if ((fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
+		report(errf, arg, file, 0, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) == -1) {
+		report(errf, arg, file, 0, "%s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		report(errf, arg, file, 0, "not a regular file (%s)",
+		    S_ISDIR(sb.st_mode) ? "a directory" :
+		    S_ISFIFO(sb.st_mode) ? "a FIFO" :
+		    S_ISCHR(sb.st_mode) ? "a character device" :
+		    S_ISBLK(sb.st_mode) ? "a block device" :
+		    S_ISSOCK(sb.st_mode) ? "a socket" : "not a file");
+		close(fd);
+		return NULL;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ||
+	    (fp = fdopen(fd, "r")) == NULL) {
+		report(errf, arg, file, 0, "%s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return fp;
+}
+
 int
 config_load(const char *file, struct config *cf,
     void (*errf)(const char *, void *), void *arg)
 {
 	FILE			*fp;
-	char			*line = NULL;
-	size_t			 cap = 0, i;
-	ssize_t			 len;
+	/* Room to tell a line too long from one at the limit with "\r\n". */
+	char			 line[STMT_LINE_MAX + 4];
+	size_t			 i, len;
 	struct stmt		 st;
 	struct stmt_error	 perr;
-	int			 lineno = 0, errors = 0, r;
+	int			 lineno = 0, errors = 0, r, cut;
 
 	memset(cf, 0, sizeof(*cf));
 	if ((cf->file = strdup(file)) == NULL || config_checks_new(cf) == -1) {
 		config_clear(cf);
 		return -1;
 	}
-	if ((fp = fopen(file, "r")) == NULL) {
-		report(errf, arg, file, 0, "%s", strerror(errno));
+	if ((fp = config_open(file, errf, arg)) == NULL) {
 		config_checks_free(cf);
 		return -1;
 	}
-	while ((len = getline(&line, &cap, fp)) != -1) {
+	while (config_getline(fp, line, sizeof(line), &len, &cut) == 0) {
 		lineno++;
-		if (memchr(line, '\0', (size_t)len) != NULL) {
+		if (cut) {
+			report(errf, arg, file, lineno, "line too long (more "
+			    "than %d characters)", STMT_LINE_MAX);
+			errors++;
+			continue;
+		}
+		if (memchr(line, '\0', len) != NULL) {
 			report(errf, arg, file, lineno, "NUL byte in line");
 			errors++;
 			continue;
@@ -372,7 +450,6 @@ config_load(const char *file, struct config *cf,
 		report(errf, arg, file, 0, "read error: %s", strerror(errno));
 		errors++;
 	}
-	free(line);
 	fclose(fp);
 	for (i = 0; i < cf->lines.n; i++)
 		errors += config_check_iface(cf, i, errf, arg);
@@ -388,6 +465,55 @@ config_clear(struct config *cf)
 	stmt_vec_clear(&cf->lines);
 	free(cf->file);
 	memset(cf, 0, sizeof(*cf));
+}
+
+/* The real directory of file, and its last component. */
+static int
+config_split(const char *file, char *dir, const char **base)
+{
+	char	 buf[PATH_MAX];
+	char	*slash;
+
+	if (snprintf(buf, sizeof(buf), "%s", file) >= (int)sizeof(buf))
+		return -1;
+	if ((slash = strrchr(buf, '/')) == NULL) {
+		*base = file;
+		return realpath(".", dir) == NULL ? -1 : 0;
+	}
+	*base = file + (slash - buf) + 1;
+	if (slash == buf)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return realpath(buf, dir) == NULL ? -1 : 0;
+}
+
+int
+config_save_allowed(const char *config_file, const char *file, uid_t uid,
+    char *err, size_t errlen)
+{
+	char		 cdir[PATH_MAX], fdir[PATH_MAX];
+	const char	*cbase, *fbase;
+
+	if (uid == 0)
+		return 0;
+	if (config_split(config_file, cdir, &cbase) == -1) {
+		snprintf(err, errlen, "save %s: the configuration's directory: "
+		    "%s", file, strerror(errno));
+		return -1;
+	}
+	if (config_split(file, fdir, &fbase) == -1) {
+		snprintf(err, errlen, "save %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (strcmp(cdir, fdir) != 0 || *cbase == '\0' ||
+	    strncmp(fbase, cbase, strlen(cbase)) != 0) {
+		snprintf(err, errlen, "save %s: only root may save elsewhere "
+		    "than %s/%s*", file, strcmp(cdir, "/") == 0 ? "" : cdir,
+		    cbase);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -410,10 +536,12 @@ config_write(const char *file, const void *text, size_t len, char *err,
 		snprintf(err, errlen, "save %s: path too long", file);
 		return -1;
 	}
-	if (stat(file, &sb) == 0) {
+	/* lstat: the rename would replace a symbolic link, not its target. */
+	if (lstat(file, &sb) == 0) {
 		if (!S_ISREG(sb.st_mode)) {
-			snprintf(err, errlen, "save %s: not a regular file",
-			    file);
+			snprintf(err, errlen, "save %s: not a regular file%s",
+			    file, S_ISLNK(sb.st_mode) ?
+			    " (a symbolic link)" : "");
 			return -1;
 		}
 		mode = sb.st_mode & 07777;

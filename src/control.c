@@ -24,26 +24,69 @@
 struct control {
 	struct vnetd		*d;
 	struct evconnlistener	*lev;
+	struct event		*resume;	/* lev's accept pause */
 	char			 path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	TAILQ_HEAD(, control_conn) conns;
+	size_t			 nconns;
+	uint64_t		 refused;	/* connections over the cap */
+	uint64_t		 dropped;	/* over CONTROL_OUT_MAX */
+	uint64_t		 timeouts;	/* idle, or not reading */
+};
+
+/*
+ * A client is READING requests, or WAITING for its output to drain below
+ * CONTROL_OUT_LOW before the next request is read, or RELOADING (its next
+ * requests wait for the reload it asked for to end), or CLOSING: told its
+ * %error, it is dropped once that is written.
+ */
+enum control_state {
+	CONTROL_READING,
+	CONTROL_WAITING,
+	CONTROL_RELOADING,
+	CONTROL_CLOSING,
 };
 
 struct control_conn {
 	TAILQ_ENTRY(control_conn) entry;
 	struct control		*ctl;
 	struct bufferevent	*bev;
-	int			 reloading;	/* replies wait for its end */
+	enum control_state	 state;
+	uid_t			 uid;		/* SO_PEERCRED */
 };
 
-static void	control_readcb(struct bufferevent *, void *);
+static void	control_process(struct control_conn *);
 
 static void
 control_conn_free(struct control_conn *cc)
 {
 	reload_forget(cc->ctl->d, cc);
 	TAILQ_REMOVE(&cc->ctl->conns, cc, entry);
+	cc->ctl->nconns--;
 	bufferevent_free(cc->bev);
 	free(cc);
+}
+
+/*
+ * The idle timer runs while the daemon waits for the client: for a request
+ * (reading) or for the client to take its output (writing); it restarts
+ * after every request, so the time spent answering one is not counted.
+ */
+static void
+control_conn_timer(struct control_conn *cc)
+{
+	struct timeval	 tv = { CONTROL_IDLE_TIMEOUT, 0 };
+
+	bufferevent_set_timeouts(cc->bev, &tv, &tv);
+}
+
+static void
+control_conn_state(struct control_conn *cc, enum control_state state)
+{
+	cc->state = state;
+	if (state == CONTROL_READING)
+		bufferevent_enable(cc->bev, EV_READ);
+	else
+		bufferevent_disable(cc->bev, EV_READ);
 }
 
 static void
@@ -76,9 +119,8 @@ reload_done(int r, const char *err, void *arg)
 		reply_error(out, err);
 	} else
 		evbuffer_add_printf(out, "%%end\n");
-	cc->reloading = 0;
-	bufferevent_enable(cc->bev, EV_READ);
-	control_readcb(cc->bev, cc);
+	control_conn_state(cc, CONTROL_READING);
+	control_process(cc);
 }
 
 static void
@@ -136,13 +178,12 @@ control_request(struct control_conn *cc, const char *line)
 			reply_error(out, err);
 			return;
 		}
-		cc->reloading = 1;
-		bufferevent_disable(cc->bev, EV_READ);
+		control_conn_state(cc, CONTROL_RELOADING);
 		return;
 	}
 	if (st.kind == STMT_SAVE) {
 		log_info("control: %s", line);
-		r = vnetd_save(d, st.path, err, sizeof(err));
+		r = vnetd_save(d, st.path, cc->uid, err, sizeof(err));
 		if (r == -1) {
 			log_warnx("control: %s", err);
 			reply_error(out, err);
@@ -161,35 +202,137 @@ control_request(struct control_conn *cc, const char *line)
 	evbuffer_add_printf(out, "%%end\n");
 }
 
+/* The reply to a bad request, and the end of the connection. */
 static void
-control_readcb(struct bufferevent *bev, void *arg)
+control_conn_refuse(struct control_conn *cc, const char *msg)
 {
-	struct control_conn	*cc = arg;
-	struct evbuffer		*in = bufferevent_get_input(bev);
-	char			*line;
-	size_t			 len;
+	struct evbuffer	*in = bufferevent_get_input(cc->bev);
 
-	while (!cc->reloading &&
-	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+	reply_error(bufferevent_get_output(cc->bev), msg);
+	evbuffer_drain(in, evbuffer_get_length(in));
+	control_conn_state(cc, CONTROL_CLOSING);
+}
+
+/*
+ * Requests are answered one at a time, and no more are read while the
+ * output waiting for the client passes CONTROL_OUT_HIGH: a client that
+ * pipelines requests and never reads holds one reply's worth, not
+ * everything it asked for.
+ */
+static void
+control_process(struct control_conn *cc)
+{
+	struct control	*ctl = cc->ctl;
+	struct evbuffer	*in = bufferevent_get_input(cc->bev);
+	struct evbuffer	*out = bufferevent_get_output(cc->bev);
+	char		*line;
+	size_t		 len;
+
+	while (cc->state == CONTROL_READING) {
+		if (evbuffer_get_length(out) > CONTROL_OUT_HIGH) {
+			control_conn_state(cc, CONTROL_WAITING);
+			break;
+		}
+		if ((line = evbuffer_readln(in, &len,
+		    EVBUFFER_EOL_CRLF)) == NULL) {
+			/* No end of line within the limit: refuse, hang up. */
+			if (evbuffer_get_length(in) >= CTL_REQUEST_MAX)
+				control_conn_refuse(cc, "request too long");
+			break;
+		}
 		if (len >= CTL_REQUEST_MAX)
-			reply_error(bufferevent_get_output(bev),
-			    "request too long");
+			control_conn_refuse(cc, "request too long");
+		else if (strlen(line) != len)
+			/* Executing the text before it would be a guess. */
+			reply_error(out, "request contains a NUL byte");
 		else
 			control_request(cc, line);
 		free(line);
 	}
-	/* No end of line within the limit: refuse and hang up. */
-	if (!cc->reloading && evbuffer_get_length(in) >= CTL_REQUEST_MAX) {
-		reply_error(bufferevent_get_output(bev), "request too long");
-		evbuffer_drain(in, evbuffer_get_length(in));
-		bufferevent_disable(bev, EV_READ);
+	if (evbuffer_get_length(out) > CONTROL_OUT_MAX) {
+		ctl->dropped++;
+		log_warnx("control: a client (uid %u) left %zu bytes of "
+		    "replies unread: closed", (unsigned)cc->uid,
+		    evbuffer_get_length(out));
+		control_conn_free(cc);
+		return;
+	}
+	control_conn_timer(cc);
+}
+
+static void
+control_readcb(struct bufferevent *bev, void *arg)
+{
+	control_process(arg);
+}
+
+/* Output fell below CONTROL_OUT_LOW (or emptied). */
+static void
+control_writecb(struct bufferevent *bev, void *arg)
+{
+	struct control_conn	*cc = arg;
+	size_t			 left;
+
+	left = evbuffer_get_length(bufferevent_get_output(bev));
+	if (cc->state == CONTROL_CLOSING) {
+		if (left == 0)
+			control_conn_free(cc);
+		return;
+	}
+	if (cc->state == CONTROL_WAITING) {
+		control_conn_state(cc, CONTROL_READING);
+		control_process(cc);
 	}
 }
 
 static void
 control_eventcb(struct bufferevent *bev, short what, void *arg)
 {
-	control_conn_free(arg);
+	struct control_conn	*cc = arg;
+
+	if (what & BEV_EVENT_TIMEOUT) {
+		cc->ctl->timeouts++;
+		log_debug("control: a client (uid %u) idle for %d s: closed",
+		    (unsigned)cc->uid, CONTROL_IDLE_TIMEOUT);
+	}
+	control_conn_free(cc);
+}
+
+/* The peer's uid, or (uid_t)-1 when the kernel does not say. */
+static uid_t
+control_peer_uid(int fd)
+{
+	struct ucred	 cred;
+	socklen_t	 len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1 ||
+	    len != sizeof(cred))
+		return (uid_t)-1;
+	return cred.uid;
+}
+
+/*
+ * The last of CONTROL_CONN_MAX slots is kept for root (and the daemon's
+ * own user), so that clients of control-group cannot lock out the
+ * administrator.  Refused clients are told why.
+ */
+static int
+control_admit(struct control *ctl, int fd, uid_t uid)
+{
+	static const char	 msg[] =
+	    "%error too many control connections\n";
+	int			 admin = uid == 0 || uid == geteuid();
+
+	if (ctl->nconns < CONTROL_CONN_MAX - 1 ||
+	    (admin && ctl->nconns < CONTROL_CONN_MAX))
+		return 1;
+	ctl->refused++;
+	if (ctl->refused == 1 || ctl->refused % 100 == 0)
+		log_warnx("control: connection of uid %u refused: %zu "
+		    "connections (%llu refused so far)", (unsigned)uid,
+		    ctl->nconns, (unsigned long long)ctl->refused);
+	(void)send(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return 0;
 }
 
 static void
@@ -198,7 +341,12 @@ control_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 {
 	struct control		*ctl = arg;
 	struct control_conn	*cc;
+	uid_t			 uid = control_peer_uid(fd);
 
+	if (!control_admit(ctl, fd, uid)) {
+		close(fd);
+		return;
+	}
 	if ((cc = calloc(1, sizeof(*cc))) == NULL ||
 	    (cc->bev = bufferevent_socket_new(ctl->d->base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
@@ -208,18 +356,25 @@ control_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 		return;
 	}
 	cc->ctl = ctl;
+	cc->uid = uid;
 	TAILQ_INSERT_TAIL(&ctl->conns, cc, entry);
-	bufferevent_setcb(cc->bev, control_readcb, NULL, control_eventcb, cc);
+	ctl->nconns++;
+	bufferevent_setcb(cc->bev, control_readcb, control_writecb,
+	    control_eventcb, cc);
 	/* Bounds what one client can make the daemon hold. */
 	bufferevent_setwatermark(cc->bev, EV_READ, 0, CTL_REQUEST_MAX + 2);
+	bufferevent_setwatermark(cc->bev, EV_WRITE, CONTROL_OUT_LOW, 0);
 	bufferevent_enable(cc->bev, EV_READ | EV_WRITE);
+	control_conn_timer(cc);
 }
 
 static void
 control_errorcb(struct evconnlistener *lev, void *arg)
 {
+	struct control	*ctl = arg;
+
 	log_warn("control: accept");
-	vnetd_accept_pause(lev);
+	vnetd_accept_pause(lev, ctl->resume);
 }
 
 /* 1 if a daemon answers on path. */
@@ -313,6 +468,14 @@ control_open(struct vnetd *d, const char *path, char *err, size_t errlen)
 		free(ctl);
 		return NULL;
 	}
+	if ((ctl->resume = vnetd_accept_timer(ctl->lev)) == NULL) {
+		snprintf(err, errlen, "control socket %s: out of memory",
+		    path);
+		evconnlistener_free(ctl->lev);
+		unlink(path);
+		free(ctl);
+		return NULL;
+	}
 	evconnlistener_set_error_cb(ctl->lev, control_errorcb);
 	return ctl;
 }
@@ -324,7 +487,20 @@ control_close(struct control *ctl)
 
 	while ((cc = TAILQ_FIRST(&ctl->conns)) != NULL)
 		control_conn_free(cc);
+	event_free(ctl->resume);
 	evconnlistener_free(ctl->lev);
 	unlink(ctl->path);
 	free(ctl);
+}
+
+void
+control_show_stats(const struct control *ctl, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "control_clients\t%zu\n", ctl->nconns);
+	evbuffer_add_printf(out, "control_refused\t%llu\n",
+	    (unsigned long long)ctl->refused);
+	evbuffer_add_printf(out, "control_dropped\t%llu\n",
+	    (unsigned long long)ctl->dropped);
+	evbuffer_add_printf(out, "control_timeouts\t%llu\n",
+	    (unsigned long long)ctl->timeouts);
 }

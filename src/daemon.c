@@ -163,9 +163,12 @@ listener_free(struct listener *ls)
 {
 	size_t	 i;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
+		if (ls->resume[i] != NULL)
+			event_free(ls->resume[i]);
 		if (ls->lev[i] != NULL)
 			evconnlistener_free(ls->lev[i]);
+	}
 	free(ls);
 }
 
@@ -274,21 +277,28 @@ accept_resume_cb(evutil_socket_t fd, short ev, void *arg)
 	evconnlistener_enable(arg);
 }
 
+struct event *
+vnetd_accept_timer(struct evconnlistener *lev)
+{
+	return evtimer_new(evconnlistener_get_base(lev), accept_resume_cb, lev);
+}
+
 void
-vnetd_accept_pause(struct evconnlistener *lev)
+vnetd_accept_pause(struct evconnlistener *lev, struct event *resume)
 {
 	struct timeval	 tv = { 1, 0 };
 
 	evconnlistener_disable(lev);
-	event_base_once(evconnlistener_get_base(lev), -1, EV_TIMEOUT,
-	    accept_resume_cb, lev, &tv);
+	evtimer_add(resume, &tv);
 }
 
 static void
 listener_errorcb(struct evconnlistener *lev, void *arg)
 {
+	struct listener	*ls = arg;
+
 	log_warn("accept");
-	vnetd_accept_pause(lev);
+	vnetd_accept_pause(lev, ls->resume[ls->lev[0] == lev ? 0 : 1]);
 }
 
 static struct evconnlistener *
@@ -379,7 +389,12 @@ listener_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			failed = 1;
 			break;
 		}
-		ls->lev[n++] = lev;
+		ls->lev[n] = lev;
+		if ((ls->resume[n++] = vnetd_accept_timer(lev)) == NULL) {
+			snprintf(err, errlen, "listen %s: out of memory", what);
+			failed = 1;
+			break;
+		}
 		if (!any)
 			break;
 	}
@@ -654,14 +669,37 @@ vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
 	size_t		  n, i;
 	int		  from_link = fwd_port_kind(in) == FWD_LINK;
 	uint8_t		  out_hops = from_link ? (uint8_t)(hops - 1) : hops;
+	struct gso_hdr	  gh;
+	const char	 *why;
 
+	/*
+	 * An offload header from a guest or a peer is checked before anything
+	 * acts on it: cut for a port that cannot take it, or handed to a TAP
+	 * whose kernel cuts it, a bad one would multiply (gso_check()).
+	 */
+	if (vh != NULL) {
+		gso_hdr_decode(vh, &gh);
+		if (gso_check(&gh, eth, len, &why) == -1) {
+			uint64_t now = vnetd_now_ms();
+
+			d->stats.offload_bad++;
+			/* At most once a second, or the log is the flood. */
+			if (now - d->offload_bad_logged >= 1000) {
+				d->offload_bad_logged = now;
+				log_warnx("%s %s: offload frame dropped: %s",
+				    from_link ? "link" : "interface",
+				    fwd_port_name(in), why);
+			}
+			return;
+		}
+	}
 	if (from_link) {
 		/* A frame back at its origin, or a second copy, went round. */
 		if (origin == d->origin) {
 			d->stats.duplicates++;
 			return;
 		}
-		if (fwd_seen(d->fwd, origin, seq))
+		if (fwd_seen(d->fwd, origin, seq, eth, len))
 			return;
 	}
 	d->stats.frames_in++;
@@ -697,16 +735,17 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 	struct iface	*ifc;
 
 	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops");
+	    "frames_out\tbytes_out\tdrops\tcapture_drops");
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\n", ifc->name, ifc->ops->type,
+		    "%llu\t%llu\t%llu\n", ifc->name, ifc->ops->type,
 		    iface_devname(ifc), ifc->up ? "up" : "down",
 		    (unsigned long long)ifc->c.frames_in,
 		    (unsigned long long)ifc->c.bytes_in,
 		    (unsigned long long)ifc->c.frames_out,
 		    (unsigned long long)ifc->c.bytes_out,
-		    (unsigned long long)iface_drops(ifc));
+		    (unsigned long long)iface_drops(ifc),
+		    (unsigned long long)iface_capture_drops(ifc));
 }
 
 static void
@@ -763,20 +802,25 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("floods", fs.floods);
 	ROW("no_route", fs.no_route);
 	ROW("duplicates", d->stats.duplicates + fs.duplicates);
+	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", d->stats.hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);
 	ROW("gso_cut", d->stats.gso_cut);
 	ROW("gso_segments", d->stats.gso_segments);
 	ROW("gso_bad", d->stats.gso_bad);
+	ROW("offload_bad", d->stats.offload_bad);
 	ROW("tls_refused", d->stats.tls_refused);
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);
 	ROW("pending_full", d->stats.pending_full);
+	ROW("pending_addr_full", d->stats.pending_addr_full);
 	ROW("handshake_timeouts", d->stats.handshake_timeouts);
 	ROW("pending", d->npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
+	ROW("macs_replaced", fs.macs_replaced);
+	ROW("macs_evicted", fs.macs_evicted);
 	ROW("links", links);
 	ROW("links_up", up);
 	ROW("interfaces", ifaces);
@@ -794,6 +838,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("flows_closed", vs.flows_closed);
 	ROW("flows_expired", vs.expired);
 	ROW("flows_evicted", vs.evictions);
+	ROW("flows_over_share", vs.over_share);
+	ROW("flows_picked_up", vs.picked_up);
 	ROW("vcc_rewritten", vs.rewritten);
 	ROW("vcc_win_lowered", vs.win_lowered);
 	ROW("vcc_syn_ecn", vs.syn_ecn);
@@ -806,6 +852,8 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
 	routing_show_stats(d->routing, out);
+	if (d->control != NULL)
+		control_show_stats(d->control, out);
 }
 
 struct config_walk {
@@ -1021,13 +1069,17 @@ print_stmt(const struct stmt *st, void *arg)
 }
 
 int
-vnetd_save(struct vnetd *d, const char *path, char *err, size_t errlen)
+vnetd_save(struct vnetd *d, const char *path, uid_t uid, char *err,
+    size_t errlen)
 {
 	struct evbuffer	*out;
 	int		 r;
 
 	if (path[0] == '\0')
 		path = d->config_file;
+	else if (config_save_allowed(d->config_file, path, uid, err,
+	    errlen) == -1)
+		return -1;
 	if ((out = evbuffer_new()) == NULL) {
 		snprintf(err, errlen, "save: out of memory");
 		return -1;

@@ -77,6 +77,7 @@ fq_flush(struct fq *q)
 			fq_release(q, b);
 		}
 		f->tail = NULL;
+		f->backlog = 0;
 		f->listed = 0;
 		aqm_empty(&f->aqm);
 	}
@@ -127,9 +128,47 @@ fq_hash(const struct fq *q, const uint8_t *frame, size_t len)
 	return h % FQ_FLOWS;
 }
 
+static struct fq_buf	*flow_pop(struct fq *, struct fq_flow *);
+
+/* Small frames take a whole buffer: their number is bounded too. */
+static int
+fq_full(const struct fq *q, size_t need)
+{
+	return q->bytes + need > q->limit || q->count >= q->limit / 512;
+}
+
+/*
+ * RFC 8290's fq_codel_drop(): half the fattest flow's bytes (at most
+ * FQ_DROP_BATCH frames) go from its head, the frames that have waited
+ * longest.  A linear scan, as in Linux: it runs once per full queue, and
+ * the batch makes the next few arrivals find room.
+ */
+static size_t
+fq_drop_fattest(struct fq *q, uint64_t *drops)
+{
+	struct fq_flow	*fat = NULL;
+	struct fq_buf	*b;
+	size_t		 i, goal, freed = 0, n = 0;
+
+	for (i = 0; i < FQ_FLOWS; i++)
+		if (fat == NULL || q->flows[i].backlog > fat->backlog)
+			fat = &q->flows[i];
+	if (fat == NULL)
+		return 0;
+	goal = fat->backlog / 2;
+	while (n < FQ_DROP_BATCH && (n == 0 || freed < goal) &&
+	    (b = flow_pop(q, fat)) != NULL) {
+		freed += b->len;
+		fq_release(q, b);
+		(*drops)++;
+		n++;
+	}
+	return n;
+}
+
 int
 fq_enqueue(struct fq *q, uint64_t now, const uint8_t *prefix,
-    const uint8_t *frame, size_t len)
+    const uint8_t *frame, size_t len, uint64_t *drops)
 {
 	struct fq_flow	*f;
 	struct fq_buf	*b;
@@ -137,11 +176,11 @@ fq_enqueue(struct fq *q, uint64_t now, const uint8_t *prefix,
 
 	if (q->flows == NULL && fq_flows_alloc(q) == -1)
 		return -1;
-
-	/* Small frames take a whole buffer: their number is bounded too. */
-	if (q->bytes + need > q->limit || q->count >= q->limit / 512 ||
-	    need > UINT32_MAX)
+	if (need > q->limit || need > UINT32_MAX || q->limit / 512 == 0)
 		return -1;
+	while (fq_full(q, need))
+		if (fq_drop_fattest(q, drops) == 0)
+			return -1;
 	if (need <= FQ_BUF_DATA && q->pool != NULL) {
 		b = q->pool;
 		q->pool = b->next;
@@ -164,6 +203,7 @@ fq_enqueue(struct fq *q, uint64_t now, const uint8_t *prefix,
 	else
 		f->head = b;
 	f->tail = b;
+	f->backlog += need;
 	q->bytes += need;
 	q->count++;
 	if (!f->listed) {
@@ -183,6 +223,7 @@ flow_pop(struct fq *q, struct fq_flow *f)
 		return NULL;
 	if ((f->head = b->next) == NULL)
 		f->tail = NULL;
+	f->backlog -= b->len;
 	q->bytes -= b->len;
 	q->count--;
 	return b;

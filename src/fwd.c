@@ -23,7 +23,9 @@ struct fwd_mac;
 
 struct fwd_port {
 	struct fwd_port	*hnext;		/* port table chain */
-	struct fwd_mac	*macs;		/* learned MACs on this port */
+	struct fwd_mac	*macs;		/* learned MACs on this port, */
+	struct fwd_mac	*macs_last;	/* least recently seen first */
+	size_t		 nmacs;
 	void		*owner;		/* NULL: detached */
 	uint64_t	 mark;		/* == fwd->gen: already in the result */
 	size_t		 index;		/* in fwd->ports */
@@ -63,14 +65,15 @@ struct rtab {
 struct fwd_mac {
 	struct fwd_mac	*hnext;		/* bucket chain, or free list */
 	struct fwd_mac	*lprev, *lnext;	/* least recently seen first */
-	struct fwd_mac	*pprev, *pnext;	/* same port */
+	struct fwd_mac	*pprev, *pnext;	/* same port, oldest first */
 	struct fwd_port	*port;
 	uint64_t	 seen;
 	uint8_t		 mac[ETHER_ADDR_LEN];
 };
 
 struct seen_ent {
-	uint64_t	key;
+	uint64_t	key;		/* origin << 32 | seq */
+	uint32_t	fp;		/* seen_fingerprint() of the frame */
 	uint32_t	next;		/* bucket chain, SEEN_NONE at the end */
 };
 
@@ -99,6 +102,7 @@ struct fwd {
 	 */
 	int		  learn;
 	size_t		  mac_max;
+	size_t		  port_mac_max;	/* mac_max / FWD_PORT_SHARE */
 	size_t		  nmacs;
 	struct fwd_mac	 *pool;
 	size_t		  pool_used;
@@ -169,6 +173,8 @@ fwd_new(size_t mac_max)
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->mac_max = mac_max;
+	f->port_mac_max = mac_max / FWD_PORT_SHARE > 0 ?
+	    mac_max / FWD_PORT_SHARE : 1;
 	f->ptab_nb = PTAB_MIN;
 	f->by_dst.nb = f->by_src.nb = RTAB_MIN;
 	f->mtab_nb = pow2_at_least(mac_max, 16);
@@ -236,22 +242,30 @@ static void
 mac_port_link(struct fwd_mac *m, struct fwd_port *p)
 {
 	m->port = p;
-	m->pprev = NULL;
-	m->pnext = p->macs;
-	if (p->macs != NULL)
-		p->macs->pprev = m;
-	p->macs = m;
+	m->pnext = NULL;
+	m->pprev = p->macs_last;
+	if (p->macs_last != NULL)
+		p->macs_last->pnext = m;
+	else
+		p->macs = m;
+	p->macs_last = m;
+	p->nmacs++;
 }
 
 static void
 mac_port_unlink(struct fwd_mac *m)
 {
+	struct fwd_port	*p = m->port;
+
 	if (m->pprev != NULL)
 		m->pprev->pnext = m->pnext;
 	else
-		m->port->macs = m->pnext;
+		p->macs = m->pnext;
 	if (m->pnext != NULL)
 		m->pnext->pprev = m->pprev;
+	else
+		p->macs_last = m->pprev;
+	p->nmacs--;
 	m->port = NULL;
 }
 
@@ -301,6 +315,59 @@ mac_expired(const struct fwd_mac *m, uint64_t now)
 	return now >= m->seen && now - m->seen >= FWD_AGE_MS;
 }
 
+/*
+ * The port holding the most learned MACs (the first of those tied).  A
+ * scan, but it runs only for a port below its share while the table is
+ * full: a flooding port, at its share, replaces its own entries instead.
+ */
+static struct fwd_port *
+mac_fattest_port(struct fwd *f)
+{
+	struct fwd_port	*best = NULL;
+	size_t		 i;
+
+	for (i = 0; i < f->nports; i++)
+		if (best == NULL || f->ports[i]->nmacs > best->nmacs)
+			best = f->ports[i];
+	return best;
+}
+
+/*
+ * Room for one more MAC on port in.  A port holds at most port_mac_max
+ * (a share of the table): past it, its own least recently seen MAC goes,
+ * so a port sending from ever new addresses churns its own share and
+ * nobody else's.  A full table first drops an entry that has aged out,
+ * else the least recently seen MAC of the port holding the most: a flood
+ * spread over a few ports still leaves room for a newcomer elsewhere.
+ * Returns -1 if there is no room (nothing could go).
+ */
+static int
+mac_make_room(struct fwd *f, struct fwd_port *in, uint64_t now)
+{
+	struct fwd_port	*victim;
+
+	if (in->nmacs >= f->port_mac_max && in->macs != NULL) {
+		mac_remove(f, in->macs);
+		f->stats.macs_replaced++;
+		return 0;
+	}
+	if (f->nmacs < f->mac_max)
+		return 0;
+	/* An entry fwd_age() has not got to yet is as good as gone. */
+	if (f->oldest != NULL && mac_expired(f->oldest, now)) {
+		mac_remove(f, f->oldest);
+		f->stats.macs_aged++;
+		return 0;
+	}
+	if ((victim = mac_fattest_port(f)) == NULL || victim->macs == NULL) {
+		f->stats.mac_table_full++;
+		return -1;
+	}
+	mac_remove(f, victim->macs);
+	f->stats.macs_evicted++;
+	return 0;
+}
+
 static void
 mac_learn(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN],
     struct fwd_port *in, uint64_t now)
@@ -308,25 +375,25 @@ mac_learn(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN],
 	struct fwd_mac	**bp, *m;
 
 	if ((m = mac_find(f, mac)) != NULL) {
-		if (m->port != in) {
-			mac_port_unlink(m);
-			mac_port_link(m, in);
+		struct fwd_port	*was = m->port;
+
+		mac_port_unlink(m);
+		if (was != in) {
+			/* Moving counts against the new port's share. */
+			if (in->nmacs >= f->port_mac_max && in->macs != NULL) {
+				mac_remove(f, in->macs);
+				f->stats.macs_replaced++;
+			}
 			f->stats.macs_moved++;
 		}
+		mac_port_link(m, in);
 		m->seen = now;
 		mac_lru_unlink(f, m);
 		mac_lru_append(f, m);
 		return;
 	}
-	if (f->nmacs == f->mac_max) {
-		/* An entry fwd_age() has not got to yet is as good as gone. */
-		if (f->oldest == NULL || !mac_expired(f->oldest, now)) {
-			f->stats.mac_table_full++;
-			return;
-		}
-		mac_remove(f, f->oldest);
-		f->stats.macs_aged++;
-	}
+	if (mac_make_room(f, in, now) == -1)
+		return;
 	if (f->pool_free != NULL) {
 		m = f->pool_free;
 		f->pool_free = m->hnext;
@@ -914,18 +981,70 @@ seen_bucket(uint64_t key)
 	return (uint32_t)(mix64(key) & (SEEN_BUCKETS - 1));
 }
 
+/*
+ * Why a fingerprint, and not the arrival link: the check exists for the
+ * copies of one frame that come round a mesh by other links, so state kept
+ * per link would let every such copy through; and which origins a link may
+ * carry cannot be told either, since a peer forwards frames of every origin
+ * behind it, and that set changes as links come and go.  What a forger
+ * cannot know is the bytes of the frame it wants suppressed.  Bytes 14 to
+ * 25 (the IPv4 header up to its checksum, or the IPv6 traffic class and
+ * lengths) are left out: a CE mark set by a queue on one path changes them.
+ * A frame's first SEEN_FP_BYTES hold its addresses, ports, TCP sequence
+ * numbers or ICMP identifier and sequence, which is what tells frames apart.
+ */
+#define SEEN_FP_BYTES	160
+
+/* Eight bytes at a time: this runs for every frame that comes by a link. */
+static uint64_t
+seen_fp_add(uint64_t h, const uint8_t *p, size_t n)
+{
+	uint64_t	 w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, p, n);
+		h = (h ^ w ^ (uint64_t)n << 56) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint32_t
+seen_fingerprint(const uint8_t *eth, size_t len)
+{
+	size_t		 n = len < SEEN_FP_BYTES ? len : SEEN_FP_BYTES;
+	uint64_t	 h = 0xcbf29ce484222325ULL ^ len;
+
+	h = seen_fp_add(h, eth, n < 14 ? n : 14);
+	if (n > 26)
+		h = seen_fp_add(h, eth + 26, n - 26);
+	return (uint32_t)(mix64(h) >> 32);
+}
+
 int
-fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq)
+fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq, const uint8_t *eth,
+    size_t len)
 {
 	uint64_t	 key = (uint64_t)origin << 32 | seq;
 	uint32_t	 i, *ip, b = seen_bucket(key);
+	uint32_t	 fp = seen_fingerprint(eth, len);
+	int		 conflict = 0;
 
 	for (i = f->seen_b[b]; i != SEEN_NONE; i = f->seen[i].next) {
-		if (f->seen[i].key == key) {
+		if (f->seen[i].key != key)
+			continue;
+		if (f->seen[i].fp == fp) {
 			f->stats.duplicates++;
 			return 1;
 		}
+		conflict = 1;
 	}
+	if (conflict)
+		f->stats.seen_conflicts++;
 	if (f->seen_n == SEEN_MAX) {
 		/* The slot about to be reused holds the oldest pair. */
 		ip = &f->seen_b[seen_bucket(f->seen[f->seen_pos].key)];
@@ -935,6 +1054,7 @@ fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq)
 	} else
 		f->seen_n++;
 	f->seen[f->seen_pos].key = key;
+	f->seen[f->seen_pos].fp = fp;
 	f->seen[f->seen_pos].next = f->seen_b[b];
 	f->seen_b[b] = f->seen_pos;
 	f->seen_pos = (f->seen_pos + 1) % SEEN_MAX;

@@ -48,6 +48,47 @@ gso_is_plain(const struct gso_hdr *h)
 }
 
 int
+gso_check(const struct gso_hdr *h, const uint8_t *frame, size_t len,
+    const char **why)
+{
+	struct pkt	 p;
+	uint8_t		 type = h->gso_type & ~GSO_ECN;
+	size_t		 floor;
+
+	if (h->flags & ~(GSO_F_NEEDS_CSUM | GSO_F_DATA_VALID)) {
+		*why = "unknown offload flags";
+		return -1;
+	}
+	if ((h->flags & GSO_F_NEEDS_CSUM) && (h->csum_start < 14 ||
+	    (size_t)h->csum_start + h->csum_offset + 2 > len)) {
+		*why = "checksum offsets outside the frame";
+		return -1;
+	}
+	if (type == GSO_NONE) {
+		if (h->gso_type & GSO_ECN) {
+			*why = "ECN offload flag without segmentation";
+			return -1;
+		}
+		return 0;
+	}
+	if (type != GSO_TCPV4 && type != GSO_TCPV6) {
+		*why = "unsupported segmentation type";
+		return -1;
+	}
+	if (pkt_parse(&p, frame, len) != PKT_OK || !p.tcp || p.fragment ||
+	    p.ipver != (type == GSO_TCPV4 ? 4 : 6) || p.l3end != len) {
+		*why = "segmentation type does not match the headers";
+		return -1;
+	}
+	floor = type == GSO_TCPV4 ? GSO_MIN_SIZE_V4 : GSO_MIN_SIZE_V6;
+	if (h->gso_size < floor) {
+		*why = "segment size below the floor";
+		return -1;
+	}
+	return 0;
+}
+
+int
 gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 {
 	uint16_t	 c;
@@ -98,7 +139,11 @@ gso_segment(const struct gso_hdr *h, const uint8_t *frame, size_t len,
 
 	if (type == GSO_NONE)
 		return gso_whole(h, frame, len, buf, buflen, cb, arg);
-	if ((type != GSO_TCPV4 && type != GSO_TCPV6) || h->gso_size == 0)
+	if (type != GSO_TCPV4 && type != GSO_TCPV6)
+		return -1;
+	/* gso_check()'s floor holds here too: cutting never amplifies. */
+	if (h->gso_size < (type == GSO_TCPV4 ? GSO_MIN_SIZE_V4 :
+	    GSO_MIN_SIZE_V6))
 		return -1;
 	if (pkt_parse(&p, frame, len) != PKT_OK || !p.tcp || p.fragment ||
 	    p.ipver != (type == GSO_TCPV4 ? 4 : 6) || p.l3end != len)

@@ -1,7 +1,13 @@
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <net/if.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -18,10 +24,69 @@
 
 /* Frames read per wake-up before the loop serves others. */
 #define IFACE_READ_BATCH	64
+/* Capture drops after this long without any are logged again. */
+#define IFACE_DROPS_QUIET_MS	10000
 
+int
+iface_dev_up(const char *dev, char *err, size_t errlen)
+{
+	struct ifreq	 ifr;
+	int		 s, e;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1 ||
+	    ((ifr.ifr_flags & IFF_UP) == 0 &&
+	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) == -1))) {
+		e = errno;
+		if (e == ENODEV)
+			snprintf(err, errlen, "device %s: no such device", dev);
+		else
+			snprintf(err, errlen, "%s: cannot bring up: %s", dev,
+			    strerror(e));
+		close(s);
+		errno = e;
+		return -1;
+	}
+	close(s);
+	return 0;
+}
+
+/*
+ * Brings the capture's count up to date; the first drops after a quiet
+ * while are logged, so that a log shows when a capture started losing.
+ */
+uint64_t
+iface_capture_drops(struct iface *ifc)
+{
+	uint64_t	 n, now;
+
+	if (!ifc->up || ifc->ops->capture_drops == NULL)
+		return ifc->c.capture_drops;
+	if ((n = ifc->ops->capture_drops(ifc)) == 0)
+		return ifc->c.capture_drops;
+	now = vnetd_now_ms();
+	ifc->c.capture_drops += n;
+	if (ifc->drops_seen_ms == 0 ||
+	    now - ifc->drops_seen_ms >= IFACE_DROPS_QUIET_MS)
+		log_warnx("interface %s: the capture on %s is losing frames "
+		    "(%llu so far): they come faster than they are read; a "
+		    "larger buffer may help", ifc->name, iface_devname(ifc),
+		    (unsigned long long)ifc->c.capture_drops);
+	ifc->drops_seen_ms = now;
+	return ifc->c.capture_drops;
+}
+
+/* What the interface is attached to, as logs and show name it. */
 const char *
 iface_devname(const struct iface *ifc)
 {
+	if (ifc->type == STMT_IF_QEMU)
+		return ifc->conf.path;
 	return ifc->dev[0] != '\0' ? ifc->dev : ifc->name;
 }
 
@@ -77,6 +142,7 @@ iface_input_vnet(struct iface *ifc, const uint8_t *buf, size_t n)
 static void
 iface_close_dev(struct iface *ifc)
 {
+	(void)iface_capture_drops(ifc);
 	if (ifc->io != NULL) {
 		ifc->c.drops += iothread_tx_errors(ifc->io);
 		iothread_stop(ifc->io);
@@ -110,7 +176,7 @@ iface_down(struct iface *ifc, const char *why)
 void
 iface_read_failed(struct iface *ifc, int e)
 {
-	char	 why[320];
+	char	 why[STMT_PATH_MAX + 320];
 
 	ifc->c.read_errors++;
 	snprintf(why, sizeof(why), "read from %s: %s", iface_devname(ifc),
@@ -130,7 +196,7 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
 	struct vnetd	*d = ifc->d;
-	char		 err[256], why[320];
+	char		 err[256], why[STMT_PATH_MAX + 320];
 	ssize_t		 n;
 	int		 i;
 
@@ -138,7 +204,8 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 		if (ifc->ops->dispatch(ifc, IFACE_READ_BATCH, err,
 		    sizeof(err)) == -1) {
 			ifc->c.read_errors++;
-			snprintf(why, sizeof(why), "capture on %s failed: %s",
+			snprintf(why, sizeof(why), "%s on %s failed: %s",
+			    ifc->type == STMT_IF_QEMU ? "connection" : "capture",
 			    iface_devname(ifc), err);
 			iface_down(ifc, why);
 		}
@@ -170,7 +237,19 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 	char	 why[256];
 	int	 saved;
 
-	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1)
+	/* `up yes`: a hypervisor may leave its TAP device down. */
+	if (ifc->type == STMT_IF_PCAP && ifc->conf.up &&
+	    iface_dev_up(iface_devname(ifc), err, errlen) == -1)
+		return -1;
+	if ((ifc->fd = ifc->ops->open(ifc, err, errlen)) == -1 &&
+	    errno == EAFNOSUPPORT && ifc->ops->fallback != NULL) {
+		log_warnx("interface %s: %s; using %s instead", ifc->name, err,
+		    ifc->ops->fallback == &pcapif_ops ? "libpcap" :
+		    ifc->ops->fallback->type);
+		ifc->ops = ifc->ops->fallback;
+		ifc->fd = ifc->ops->open(ifc, err, errlen);
+	}
+	if (ifc->fd == -1)
 		return -1;
 	/* `threads yes`: a TAP device is read and written by its threads. */
 	if (ifc->d->threads && ifc->ops->vnet_hdr &&
@@ -204,15 +283,25 @@ static void
 iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
-	char		 err[256];
 
 	if (ifc->up) {
+		(void)iface_capture_drops(ifc);
 		if (!ifc->ops->present(ifc)) {
 			ifc->c.read_errors++;
 			iface_down(ifc, "device gone");
 		}
 		return;
 	}
+	iface_dev_appeared(ifc);
+}
+
+void
+iface_dev_appeared(struct iface *ifc)
+{
+	char	 err[256];
+
+	if (ifc->up)
+		return;
 	if (iface_open_dev(ifc, err, sizeof(err)) == -1) {
 		if (errno != ENODEV && ifc->open_failures++ == 0)
 			log_warnx("interface %s: %s; trying again every "
@@ -241,13 +330,15 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	ifc->d = d;
 	ifc->fd = -1;
 	ifc->type = st->iftype;
-	ifc->ops = st->iftype == STMT_IF_PCAP ? &pcapif_ops : &tap_ops;
+	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops :
+	    st->iftype == STMT_IF_QEMU ? &qemuif_ops : &tap_ops;
 	ifc->conf = *st;
 	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);
 	snprintf(ifc->dev, sizeof(ifc->dev), "%s", st->dev);
 	TAILQ_FOREACH(o, &d->ifaces, entry)
-		if (strcmp(iface_devname(o), iface_devname(ifc)) == 0) {
+		if (o->type != STMT_IF_QEMU && ifc->type != STMT_IF_QEMU &&
+		    strcmp(iface_devname(o), iface_devname(ifc)) == 0) {
 			snprintf(err, errlen, "interface %s: device %s is "
 			    "already used by interface %s", ifc->name,
 			    iface_devname(ifc), o->name);
@@ -269,6 +360,11 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			iface_free(ifc);
 			return -1;
 		}
+	}
+	if (ifc->ops->attach != NULL && ifc->ops->attach(ifc, err,
+	    errlen) == -1) {
+		iface_free(ifc);
+		return -1;
 	}
 	if (iface_open_dev(ifc, err, errlen) == -1) {
 		/* A device that is not there yet may come: wait for it. */
@@ -292,6 +388,8 @@ iface_free(struct iface *ifc)
 	if (ifc->ev_watch != NULL)
 		event_free(ifc->ev_watch);
 	iface_close_dev(ifc);
+	if (ifc->ops->detach != NULL)
+		ifc->ops->detach(ifc);
 	if (ifc->port != NULL)
 		fwd_port_unref(ifc->d->fwd, ifc->port);
 	free(ifc);
@@ -308,6 +406,7 @@ iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
 	}
 	TAILQ_REMOVE(&d->ifaces, ifc, entry);
 	log_info("interface %s: removed", ifc->name);
+	ifc->removing = 1;
 	iface_free(ifc);
 	return 0;
 }

@@ -122,6 +122,34 @@ link_options(struct vnetd *d, const char *name, struct sched_opts *o)
 		sched_opts_default(o);
 }
 
+/*
+ * A new queue size: a new queue, with the old one's frames thrown away
+ * (counted as flushed) and its counters kept.  The old queue stays if
+ * there is no memory for the new one.
+ */
+static int
+link_queue_set(struct link *l, size_t limit)
+{
+	struct sched	 s;
+	struct sched_counters c;
+	size_t		 lost;
+
+	if (limit == l->queue_max)
+		return 0;
+	if (sched_init(&s, &l->sched.opts, limit, WIRE_HDR_LEN +
+	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
+	    arc4random()) == -1)
+		return -1;
+	c = l->sched.c;
+	lost = sched_frames(&l->sched);
+	sched_free(&l->sched);
+	l->sched = s;
+	l->sched.c = c;
+	l->sched.c.flushed += lost;
+	l->queue_max = limit;
+	return 0;
+}
+
 static struct link *
 link_new(struct vnetd *d, const char *name)
 {
@@ -195,9 +223,25 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 	struct link		*l;
 	struct sched_opts	 o;
 
+	/* The queue is the link's own, not an option kept for its name. */
+	l = link_find(d, st->name);
+	if (st->queue != 0 && l == NULL) {
+		snprintf(err, errlen, "set-link %s queue: no such link",
+		    st->name);
+		return -1;
+	}
+	if (st->queue != 0 && link_queue_set(l, st->queue) == -1) {
+		snprintf(err, errlen, "set-link %s queue: out of memory",
+		    st->name);
+		return -1;
+	}
+	if (st->lopts == 0) {
+		link_drain(l);
+		return 0;
+	}
 	if (link_remember_options(d, st, &o, err, errlen) == -1)
 		return -1;
-	if ((l = link_find(d, st->name)) != NULL) {
+	if (l != NULL) {
 		evtimer_del(l->ev_pace);
 		link_take_options(l, st, &o);
 		link_drain(l);
@@ -235,7 +279,10 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	l->addr = st->addr;
 	l->tls = st->tls;
 	snprintf(l->peer, sizeof(l->peer), "%s", st->peer);
-	l->queue_max = st->queue != 0 ? st->queue : LINK_QUEUE_DEFAULT;
+	if (link_queue_set(l, st->queue != 0 ? st->queue :
+	    LINK_QUEUE_DEFAULT) == -1)
+		log_warnx("link %s: no memory for a queue of %u bytes: it "
+		    "keeps %zu", l->name, st->queue, l->queue_max);
 	if (l->state == LINK_IDLE)
 		link_dial(l);
 	return 0;
@@ -1437,6 +1484,19 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 	conn_close(c, why, 0);
 }
 
+/* Pending connections from host: a scan, LINK_PENDING_MAX at most. */
+static size_t
+conn_pending_from(struct vnetd *d, const char *host)
+{
+	struct conn	*c;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(c, &d->pending, entry)
+		if (strcmp(c->from, host) == 0)
+			n++;
+	return n;
+}
+
 void
 conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
     int tls)
@@ -1474,12 +1534,28 @@ conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
 		evutil_closesocket(fd);
 		return;
 	}
+	/* Nor may one address take all the slots that others need. */
+	if (conn_pending_from(d, host) >= LINK_PENDING_PER_ADDR) {
+		d->stats.pending_addr_full++;
+		now = vnetd_now_ms();
+		if (now - d->pending_addr_logged >= 1000) {
+			d->pending_addr_logged = now;
+			log_warnx("connection from %s closed: %d connections "
+			    "from that address are waiting for their "
+			    "handshake (%llu closed so far)", host,
+			    LINK_PENDING_PER_ADDR,
+			    (unsigned long long)d->stats.pending_addr_full);
+		}
+		evutil_closesocket(fd);
+		return;
+	}
 	conn_sockopts(fd);
 	if ((c = conn_new(d, fd, 0, tls)) == NULL) {
 		log_warn("accept");
 		evutil_closesocket(fd);
 		return;
 	}
+	snprintf(c->from, sizeof(c->from), "%s", host);
 	snprintf(c->peer, sizeof(c->peer), sa->sa_family == AF_INET6 ?
 	    "[%s]:%u" : "%s:%u", host, port);
 	TAILQ_INSERT_TAIL(&d->pending, c, entry);
@@ -1806,8 +1882,8 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		evbuffer_add_printf(out, "%%columns name\tstate\tdir\tpeer\t"
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
-		    "aqm_drops\ttail_drops\trate\tsince\trate_in\trate_out\t"
-		    "last_error\n");
+		    "aqm_drops\ttail_drops\trate\tfat_drops\tsince\trate_in\t"
+		    "rate_out\tlast_error\n");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		const struct sched *sc = &l->sched;
 
@@ -1828,8 +1904,8 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 			continue;
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%s\t"
-		    "%s\t%s\t%s\n", l->name,
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
+		    "%s\t%s\t%s\t%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -1838,14 +1914,15 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    (unsigned long long)l->c.frames_out,
 		    (unsigned long long)l->c.bytes_out,
 		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
-		    sc->c.aqm_drops),
+		    sc->c.fat_drops + sc->c.aqm_drops),
 		    (unsigned long long)l->c.connects,
 		    sched_bytes(sc), sched_frames(sc),
 		    (unsigned long long)sc->c.ce_marks,
 		    (unsigned long long)sc->c.aqm_drops,
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
-		    sizeof(rate)) : "-", since, in, outr,
+		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
+		    since, in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-");
 	}
 }
@@ -1918,6 +1995,7 @@ link_show(struct vnetd *d, const char *name, struct evbuffer *out,
 	ROW("ce_marks", sc->c.ce_marks);
 	ROW("aqm_drops", sc->c.aqm_drops);
 	ROW("tail_drops", sc->c.tail_drops);
+	ROW("fat_drops", sc->c.fat_drops);
 	ROW("flushed", sc->c.flushed);
 	ROW("aqm_dropping", sc->aqm.dropping);
 	ROW("aqm_count", sc->aqm.count);

@@ -17,6 +17,9 @@
  */
 #include <sys/types.h>
 
+#include <sys/socket.h>
+
+#include <linux/filter.h>
 #include <net/if.h>
 
 #include <errno.h>
@@ -29,70 +32,21 @@
 
 #include "daemon.h"
 #include "iface.h"
+#include "inject.h"
 #include "log.h"
 #include "wire.h"
 
 /* Longer than any frame a link carries, so that truncation shows. */
 #define PCAPIF_SNAPLEN		(WIRE_FRAME_MAX + 1)
 #define PCAPIF_BUFFER		(4 * 1024 * 1024)	/* kernel ring, bytes */
-#define PCAPIF_RECENT		256	/* injected frames remembered */
-#define PCAPIF_RECENT_MS	1000	/* ... for this long at most */
-/*
- * Bytes of a frame that go into its hash: the Ethernet, IP and TCP or UDP
- * headers tell frames apart.  Short frames count as padded with zeros to
- * the Ethernet minimum, since a frame that comes back may have been padded.
- */
-#define PCAPIF_HASH_LEN		64
-#define PCAPIF_ETHER_MIN	60
-
-struct pcapif_recent {
-	uint64_t	hash;
-	uint64_t	when_ms;
-};
 
 struct pcapif {
 	pcap_t			*p;
 	unsigned int		 ifindex;	/* of the device opened */
 	uint64_t		 now_ms;	/* of the current dispatch */
-	size_t			 next;		/* oldest entry of recent[] */
-	struct pcapif_recent	 recent[PCAPIF_RECENT];
+	unsigned int		 drops;		/* pcap_stats() at last call */
+	struct inject_memory	 injected;
 };
-
-/* FNV-1a over the head of the frame, padded as described above. */
-static uint64_t
-pcapif_hash(const uint8_t *p, size_t len)
-{
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i, n;
-
-	n = len < PCAPIF_HASH_LEN ? len : PCAPIF_HASH_LEN;
-	for (i = 0; i < n || i < PCAPIF_ETHER_MIN; i++) {
-		h ^= i < n ? p[i] : 0;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static void
-pcapif_remember(struct pcapif *pi, const uint8_t *p, size_t len)
-{
-	pi->recent[pi->next].hash = pcapif_hash(p, len);
-	pi->recent[pi->next].when_ms = vnetd_now_ms();
-	pi->next = (pi->next + 1) % PCAPIF_RECENT;
-}
-
-static int
-pcapif_injected(const struct pcapif *pi, const uint8_t *p, size_t len)
-{
-	uint64_t	 h = pcapif_hash(p, len);
-	size_t		 i;
-
-	for (i = 0; i < PCAPIF_RECENT; i++)
-		if (pi->recent[i].hash == h && pi->recent[i].when_ms != 0 &&
-		    pi->recent[i].when_ms + PCAPIF_RECENT_MS > pi->now_ms)
-			return 1;
-	return 0;
-}
 
 static const char *
 pcapif_error(pcap_t *p, int status)
@@ -133,7 +87,8 @@ pcapif_open(struct iface *ifc, char *err, size_t errlen)
 	pcap_set_promisc(pi->p, ifc->conf.promisc);
 	/* Frames are handed over as they come, not when a buffer fills. */
 	pcap_set_immediate_mode(pi->p, 1);
-	pcap_set_buffer_size(pi->p, PCAPIF_BUFFER);
+	pcap_set_buffer_size(pi->p, ifc->conf.buffer != 0 ?
+	    (int)ifc->conf.buffer : PCAPIF_BUFFER);
 	if ((r = pcap_activate(pi->p)) < 0) {
 		snprintf(err, errlen, "device %s: %s", dev,
 		    pcapif_error(pi->p, r));
@@ -208,7 +163,7 @@ pcapif_frame(u_char *arg, const struct pcap_pkthdr *h, const u_char *bytes)
 		ifc->c.drops++;
 		return;
 	}
-	if (pcapif_injected(pi, bytes, h->caplen)) {
+	if (inject_seen(&pi->injected, bytes, h->caplen, pi->now_ms)) {
 		ifc->c.looped++;
 		return;
 	}
@@ -237,7 +192,7 @@ pcapif_write(struct iface *ifc, const uint8_t *buf, size_t len)
 
 	if (pcap_inject(pi->p, buf, len) != (int)len)
 		return -1;
-	pcapif_remember(pi, buf, len);
+	inject_remember(&pi->injected, buf, len, vnetd_now_ms());
 	return 0;
 }
 
@@ -248,6 +203,20 @@ pcapif_present(struct iface *ifc)
 	struct pcapif	*pi = ifc->softc;
 
 	return pi != NULL && if_nametoindex(iface_devname(ifc)) == pi->ifindex;
+}
+
+static uint64_t
+pcapif_capture_drops(struct iface *ifc)
+{
+	struct pcapif		*pi = ifc->softc;
+	struct pcap_stat	 st;
+	unsigned int		 n;
+
+	if (pi == NULL || pcap_stats(pi->p, &st) == -1)
+		return 0;
+	n = st.ps_drop - pi->drops;
+	pi->drops = st.ps_drop;
+	return n;
 }
 
 static void
@@ -261,6 +230,40 @@ pcapif_close(struct iface *ifc)
 	}
 	ifc->softc = NULL;
 	ifc->fd = -1;
+}
+
+/*
+ * A compiled program's accept verdict is the snapshot length it was made
+ * for: large enough here that a super-frame is never cut.
+ */
+#define PCAPIF_ATTACH_SNAPLEN	(256 * 1024)
+
+int
+pcapif_filter_attach(int fd, const char *expr, char *err, size_t errlen)
+{
+	struct bpf_program	 prog;
+	struct sock_fprog	 fp;
+	pcap_t			*p;
+	int			 r;
+
+	if ((p = pcap_open_dead(DLT_EN10MB, PCAPIF_ATTACH_SNAPLEN)) == NULL) {
+		snprintf(err, errlen, "filter: out of memory");
+		return -1;
+	}
+	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) == -1) {
+		snprintf(err, errlen, "filter: %s", pcap_geterr(p));
+		pcap_close(p);
+		return -1;
+	}
+	memset(&fp, 0, sizeof(fp));
+	fp.len = (unsigned short)prog.bf_len;
+	fp.filter = (struct sock_filter *)prog.bf_insns;
+	r = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp));
+	if (r == -1)
+		snprintf(err, errlen, "filter: %s", strerror(errno));
+	pcap_freecode(&prog);
+	pcap_close(p);
+	return r;
 }
 
 int
@@ -291,4 +294,5 @@ const struct iface_ops pcapif_ops = {
 	.close = pcapif_close,
 	.dispatch = pcapif_dispatch,
 	.present = pcapif_present,
+	.capture_drops = pcapif_capture_drops,
 };

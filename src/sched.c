@@ -130,7 +130,8 @@ sched_enqueue(struct sched *s, uint64_t now, const uint8_t *prefix,
 
 	sched_unhold(s);
 	if (sched_fq(s))
-		r = fq_enqueue(&s->fq, now, prefix, frame, len);
+		r = fq_enqueue(&s->fq, now, prefix, frame, len,
+		    &s->c.fat_drops);
 	else
 		r = lq_push(&s->q, now, prefix, s->prefix, frame, len);
 	if (r == -1) {

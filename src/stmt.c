@@ -88,11 +88,13 @@ static int	args_advertise(struct parser *, struct stmt *);
 			"config, link NAME, refused, flows, vcc, nodes, " \
 			"topology or traffic"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
-#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] " \
-			"[filter EXPR]"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], " \
+			"NAME pcap DEV [promisc yes|no] " \
+			"[filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
-			"[target TIME] [interval TIME]] [congestion CC|default]"
+			"[target TIME] [interval TIME]] [congestion CC|default] " \
+			"[queue BYTES]"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
@@ -195,6 +197,7 @@ static const struct word target_words[] = {
 static const struct word iftype_words[] = {
 	{ "tap",	STMT_IF_TAP },
 	{ "pcap",	STMT_IF_PCAP },
+	{ "qemu",	STMT_IF_QEMU },
 };
 
 static const struct word learn_words[] = {
@@ -872,35 +875,71 @@ args_learn(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
-/* The options of a pcap interface, in any order, each at most once. */
-static int
-pcap_options(struct parser *p, struct stmt *st, int i)
-{
-	const struct token	*t, *v;
-	char			 b[SHOW_LEN];
-	int			 seen_promisc = 0, seen_filter = 0;
-	size_t			 len;
+static int	parse_bytes(const char *, uint32_t *);
 
-	st->promisc = 1;
-	for (; i < p->ntok; i += 2) {
-		t = &p->tok[i];
-		if (strcmp(t->s, "promisc") != 0 && strcmp(t->s, "filter") != 0)
-			return fail(p, t->col, "unexpected '%s' (expected "
-			    "promisc or filter)", show(b, t->s));
-		if ((strcmp(t->s, "promisc") == 0 && seen_promisc++) ||
-		    (strcmp(t->s, "filter") == 0 && seen_filter++))
-			return fail(p, t->col, "%s given twice", t->s);
-		if (i + 1 >= p->ntok)
-			return fail(p, p->eol, "%s: expected %s", t->s,
-			    t->s[0] == 'p' ? "yes or no" : "a filter expression");
-		v = &p->tok[i + 1];
-		if (t->s[0] == 'p') {
-			if (word_value(learn_words, nitems(learn_words), v->s,
-			    &st->promisc) == -1)
-				return fail(p, v->col, "invalid value '%s' "
-				    "(expected yes or no)", show(b, v->s));
-			continue;
-		}
+/*
+ * The options of an interface after its device, in any order, each at most
+ * once; which ones a type takes is in iface_opts[].
+ */
+#define IOPT_PROMISC	0x01
+#define IOPT_FILTER	0x02
+#define IOPT_BUFFER	0x04
+#define IOPT_UP		0x08
+#define IOPT_PERSIST	0x10
+#define IOPT_BRIDGE	0x20
+
+static const struct {
+	const char	*word;
+	unsigned int	 opt;
+	int		 type;
+	const char	*value;		/* what the error says is expected */
+} iface_opts[] = {
+	{ "promisc",	IOPT_PROMISC,	STMT_IF_PCAP,	"yes or no" },
+	{ "filter",	IOPT_FILTER,	STMT_IF_PCAP,	"a filter expression" },
+	{ "buffer",	IOPT_BUFFER,	STMT_IF_PCAP,	"BYTES" },
+	{ "up",		IOPT_UP,	STMT_IF_PCAP,	"yes or no" },
+	{ "persist",	IOPT_PERSIST,	STMT_IF_TAP,	"yes or no" },
+	{ "bridge",	IOPT_BRIDGE,	STMT_IF_TAP,	"a bridge device" },
+};
+
+/* The option words a type takes, for an error message. */
+static const char *
+iface_opt_words(int type, char *buf, size_t len)
+{
+	size_t	 i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nitems(iface_opts); i++)
+		if (iface_opts[i].type == type && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			    n == 0 ? "" : ", ", iface_opts[i].word);
+	return buf;
+}
+
+static int
+iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
+    const struct token *v)
+{
+	char		 b[SHOW_LEN];
+	size_t		 len;
+
+	switch (opt) {
+	case IOPT_PROMISC:
+	case IOPT_UP:
+	case IOPT_PERSIST:
+		if (word_value(learn_words, nitems(learn_words), v->s,
+		    opt == IOPT_UP ? &st->up : opt == IOPT_PERSIST ?
+		    &st->persist : &st->promisc) == -1)
+			return fail(p, v->col, "invalid value '%s' "
+			    "(expected yes or no)", show(b, v->s));
+		return 0;
+	case IOPT_BUFFER:
+		if (parse_bytes(v->s, &st->buffer) == -1)
+			return fail(p, v->col, "invalid buffer size '%s' "
+			    "(%uk..%ug)", show(b, v->s), STMT_QUEUE_MIN / 1024,
+			    STMT_QUEUE_MAX / (1024 * 1024 * 1024));
+		return 0;
+	case IOPT_FILTER:
 		len = strlen(v->s);
 		if (len == 0)
 			return fail(p, v->col, "empty filter");
@@ -908,6 +947,46 @@ pcap_options(struct parser *p, struct stmt *st, int i)
 			return fail(p, v->col, "filter too long (max %d "
 			    "characters)", STMT_FILTER_MAX);
 		memcpy(st->filter, v->s, len + 1);
+		return 0;
+	case IOPT_BRIDGE:
+		if (!stmt_valid_dev(v->s))
+			return fail(p, v->col, "invalid bridge name '%s'",
+			    show(b, v->s));
+		memcpy(st->bridge, v->s, strlen(v->s) + 1);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+iface_options(struct parser *p, struct stmt *st, int i)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN], words[64];
+	unsigned int		 seen = 0;
+	size_t			 k;
+
+	if (st->iftype == STMT_IF_PCAP)
+		st->promisc = st->up = 1;
+	for (; i < p->ntok; i += 2) {
+		t = &p->tok[i];
+		for (k = 0; k < nitems(iface_opts); k++)
+			if ((int)st->iftype == iface_opts[k].type &&
+			    strcmp(t->s, iface_opts[k].word) == 0)
+				break;
+		if (k == nitems(iface_opts))
+			return fail(p, t->col, "unexpected '%s' (expected %s)",
+			    show(b, t->s), iface_opt_words(st->iftype, words,
+			    sizeof(words)));
+		if (seen & iface_opts[k].opt)
+			return fail(p, t->col, "%s given twice", t->s);
+		seen |= iface_opts[k].opt;
+		if (i + 1 >= p->ntok)
+			return fail(p, p->eol, "%s: expected %s", t->s,
+			    iface_opts[k].value);
+		if (iface_opt_value(p, st, iface_opts[k].opt,
+		    &p->tok[i + 1]) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -924,9 +1003,20 @@ args_interface(struct parser *p, struct stmt *st)
 	if ((t = arg(p, 2)) == NULL)
 		return -1;
 	if (word_value(iftype_words, nitems(iftype_words), t->s, &type) == -1)
-		return fail(p, t->col, "unknown type '%s' (expected tap or "
-		    "pcap)", show(b, t->s));
+		return fail(p, t->col, "unknown type '%s' (expected tap, "
+		    "pcap or qemu)", show(b, t->s));
 	st->iftype = type;
+	/* QEMU connects to a Unix socket: sun_path's room, less the NUL. */
+	if (type == STMT_IF_QEMU) {
+		if (path_arg(p, 3, st->path) == -1)
+			return -1;
+		if (strlen(st->path) > STMT_SUN_PATH_MAX)
+			return fail(p, p->tok[3].col, "path too long for a "
+			    "socket (max %d characters)", STMT_SUN_PATH_MAX);
+		return end(p, 4);
+	}
+	if (type == STMT_IF_PCAP)
+		st->promisc = st->up = 1;
 	/* A pcap interface attaches to a device that exists: it must be named. */
 	if (type == STMT_IF_PCAP && (t = arg(p, 3)) == NULL)
 		return -1;
@@ -937,9 +1027,7 @@ args_interface(struct parser *p, struct stmt *st)
 		return fail(p, t->col, "invalid device name '%s'",
 		    show(b, t->s));
 	memcpy(st->dev, t->s, strlen(t->s) + 1);
-	if (type == STMT_IF_PCAP)
-		return pcap_options(p, st, 4);
-	return end(p, 4);
+	return iface_options(p, st, 4);
 }
 
 /*
@@ -1106,8 +1194,8 @@ lopt_arg(struct parser *p, int i, struct stmt *st, unsigned int opt)
 
 /*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
- * [interval I], congestion CC|default, and for a link itself (full) tls,
- * peer NODE and queue BYTES.  Returns the index past them, or -1.
+ * [interval I], congestion CC|default, queue BYTES, and for a link itself
+ * (full) tls and peer NODE.  Returns the index past them, or -1.
  */
 static int
 link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
@@ -1192,7 +1280,7 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 			if (name_arg(p, i + 1, st->peer) == -1)
 				return -1;
 			i += 2;
-		} else if (full && strcmp(t->s, "queue") == 0) {
+		} else if (strcmp(t->s, "queue") == 0) {
 			if (st->queue != 0)
 				return fail(p, t->col, "queue given twice");
 			if (i + 1 >= p->ntok)
@@ -1778,21 +1866,28 @@ format_allow(const struct stmt *st, char *buf, size_t len)
 	return buf;
 }
 
-/* Binary suffixes where they are exact: what was written, mostly. */
+/* " KW BYTES" with a binary suffix where it is exact; "" for 0. */
 static const char *
-format_queue(uint32_t q, char *buf, size_t len)
+format_size(const char *kw, uint32_t q, char *buf, size_t len)
 {
 	if (q == 0)
 		buf[0] = '\0';
 	else if (q % (1024 * 1024 * 1024) == 0)
-		snprintf(buf, len, " queue %ug", q / (1024 * 1024 * 1024));
+		snprintf(buf, len, " %s %ug", kw, q / (1024 * 1024 * 1024));
 	else if (q % (1024 * 1024) == 0)
-		snprintf(buf, len, " queue %um", q / (1024 * 1024));
+		snprintf(buf, len, " %s %um", kw, q / (1024 * 1024));
 	else if (q % 1024 == 0)
-		snprintf(buf, len, " queue %uk", q / 1024);
+		snprintf(buf, len, " %s %uk", kw, q / 1024);
 	else
-		snprintf(buf, len, " queue %u", q);
+		snprintf(buf, len, " %s %u", kw, q);
 	return buf;
+}
+
+/* Binary suffixes where they are exact: what was written, mostly. */
+static const char *
+format_queue(uint32_t q, char *buf, size_t len)
+{
+	return format_size("queue", q, buf, len);
 }
 
 int
@@ -1805,7 +1900,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	char		 filter[2 * STMT_FILTER_MAX + 3];
 	char		 allow[STMT_ALLOW_MAX * (STMT_CIDR_STRLEN + 1) + 8];
 	char		 queue[32];
-	const char	*kw, *w;
+	const char	*kw, *w, *dev;
 	int		 n;
 
 	if ((kw = stmt_keyword(st->kind, st->op)) == NULL)
@@ -1863,14 +1958,24 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    st->iftype)) == NULL)
 			goto bad;
 		if (st->iftype == STMT_IF_PCAP)
-			return snprintf(buf, len, "%s %s %s %s%s%s%s", kw,
+			return snprintf(buf, len, "%s %s %s %s%s%s%s%s%s", kw,
 			    st->name, w, st->dev,
 			    st->promisc ? "" : " promisc no",
 			    st->filter[0] != '\0' ? " filter " : "",
 			    st->filter[0] != '\0' ? quote_path(st->filter,
-			    filter, sizeof(filter)) : "");
-		return snprintf(buf, len, "%s %s %s%s%s", kw, st->name, w,
-		    st->dev[0] != '\0' ? " " : "", st->dev);
+			    filter, sizeof(filter)) : "",
+			    format_size("buffer", st->buffer, queue,
+			    sizeof(queue)), st->up ? "" : " up no");
+		if (st->iftype == STMT_IF_QEMU)
+			return snprintf(buf, len, "%s %s %s %s", kw, st->name,
+			    w, quote_path(st->path, path, sizeof(path)));
+		/* Options come after a device: the name stands for it. */
+		dev = st->dev[0] != '\0' ? st->dev : st->persist ||
+		    st->bridge[0] != '\0' ? st->name : "";
+		return snprintf(buf, len, "%s %s %s%s%s%s%s%s", kw, st->name, w,
+		    dev[0] != '\0' ? " " : "", dev,
+		    st->persist ? " persist yes" : "",
+		    st->bridge[0] != '\0' ? " bridge " : "", st->bridge);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
@@ -1902,9 +2007,10 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		return snprintf(buf, len, "%s %s", kw, w);
 	case STMT_SET_LINK:
 		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM |
-		    STMT_LOPT_CONGESTION)) == 0)
+		    STMT_LOPT_CONGESTION)) == 0 && st->queue == 0)
 			goto bad;
-		return snprintf(buf, len, "%s %s%s", kw, st->name,
+		return snprintf(buf, len, "%s %s%s%s", kw, st->name,
+		    format_queue(st->queue, queue, sizeof(queue)),
 		    format_link_opts(st, opts, sizeof(opts)));
 	case STMT_VCC:
 		if ((n = print_vcc(st, kw, buf, len)) < 0)
@@ -2093,8 +2199,14 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		if (a->iftype != b->iftype ||
 		    strcmp(interface_dev(a), interface_dev(b)) != 0)
 			return 0;
+		if (a->iftype == STMT_IF_QEMU)
+			return strcmp(a->path, b->path) == 0;
+		if (a->iftype == STMT_IF_TAP)
+			return !a->persist == !b->persist &&
+			    strcmp(a->bridge, b->bridge) == 0;
 		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
-		    strcmp(a->filter, b->filter) == 0);
+		    strcmp(a->filter, b->filter) == 0 &&
+		    a->buffer == b->buffer && !a->up == !b->up);
 	case STMT_LINK:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;
@@ -2115,7 +2227,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_SAVE:
 		return strcmp(a->path, b->path) == 0;
 	case STMT_SET_LINK:
-		return strcmp(a->name, b->name) == 0 && link_opts_equal(a, b);
+		return strcmp(a->name, b->name) == 0 && a->queue == b->queue &&
+		    link_opts_equal(a, b);
 	case STMT_VCC:
 		return vcc_equal(a, b);
 	}

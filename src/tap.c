@@ -8,6 +8,12 @@
  * twentieth of the frames, and of the system calls, for the same bytes.
  * Written frames carry their header as received; a plain frame gets a
  * zero header.
+ *
+ * With `persist yes` the device outlives the daemon (TUNSETPERSIST): a
+ * bridge port, a VM's peer, its addresses stay while vnetd restarts, and
+ * the next start attaches to it again.  Only del-interface removes it.
+ * With `bridge BR` the device is put into bridge BR each time it is opened
+ * (unless it is there), so that a device made anew joins it again.
  */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -15,9 +21,11 @@
 
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include <linux/sockios.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,29 +33,56 @@
 #include "daemon.h"
 #include "gso.h"
 #include "iface.h"
+#include "log.h"
 
-/* Brings the device up in the namespace vnetd runs in. */
+/*
+ * Puts dev into bridge br unless it is there already (a persistent device
+ * that a restart finds in its bridge).
+ */
 static int
-tap_ifup(const char *dev, char *err, size_t errlen)
+tap_bridge(const char *dev, const char *br, char *err, size_t errlen)
 {
+	char		 path[64], link[PATH_MAX];
+	const char	*m;
 	struct ifreq	 ifr;
-	int		 s;
+	ssize_t		 n;
+	int		 s, e;
 
+	snprintf(path, sizeof(path), "/sys/class/net/%s/master", dev);
+	if ((n = readlink(path, link, sizeof(link) - 1)) > 0) {
+		link[n] = '\0';
+		m = strrchr(link, '/');
+		if (strcmp(m != NULL ? m + 1 : link, br) == 0)
+			return 0;
+	}
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1 ||
-	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) == -1)) {
-		snprintf(err, errlen, "%s: cannot bring up: %s", dev,
-		    strerror(errno));
+	if (ioctl(s, SIOCGIFINDEX, &ifr) == 0)
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", br);
+	if (ifr.ifr_name[0] == '\0' || strcmp(ifr.ifr_name, br) != 0 ||
+	    ioctl(s, SIOCBRADDIF, &ifr) == -1) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot put into bridge %s: %s", dev,
+		    br, e == ENODEV ? "no such bridge" : e == EOPNOTSUPP ||
+		    e == EINVAL ? "not a bridge" : strerror(e));
 		close(s);
 		return -1;
 	}
 	close(s);
 	return 0;
+}
+
+/* A persistent device goes with the interface, not with the daemon. */
+static void
+tap_unpersist(struct iface *ifc, int fd)
+{
+	if (ifc->conf.persist && ioctl(fd, TUNSETPERSIST, 0) == -1)
+		log_warn("interface %s: cannot remove device %s", ifc->name,
+		    iface_devname(ifc));
 }
 
 static int
@@ -86,7 +121,16 @@ tap_open(struct iface *ifc, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	if (tap_ifup(dev, err, errlen) == -1) {
+	if (ifc->conf.persist && ioctl(fd, TUNSETPERSIST, 1) == -1) {
+		snprintf(err, errlen, "%s: cannot make persistent: %s", dev,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (iface_dev_up(dev, err, errlen) == -1 ||
+	    (ifc->conf.bridge[0] != '\0' &&
+	    tap_bridge(dev, ifc->conf.bridge, err, errlen) == -1)) {
+		tap_unpersist(ifc, fd);
 		close(fd);
 		return -1;
 	}
@@ -138,6 +182,8 @@ tap_write(struct iface *ifc, const uint8_t *buf, size_t len)
 static void
 tap_close(struct iface *ifc)
 {
+	if (ifc->fd != -1 && ifc->removing)
+		tap_unpersist(ifc, ifc->fd);
 	if (ifc->fd != -1)
 		close(ifc->fd);
 	ifc->fd = -1;

@@ -3,11 +3,28 @@
  *
  * A flow is keyed by interface and 5-tuple, seen from the guest: (guest
  * address, guest port, remote address, remote port), so both directions of a
- * connection find one entry.  Entries start at a SYN (the window scales are
- * only known from the handshake: a flow picked up in the middle could not be
- * throttled correctly) and end on FIN both ways, RST, or an idle timeout.
- * The table is bounded; when it is full the least recently active entry
- * makes room.
+ * connection find one entry.  Entries start at a SYN, or at a data segment
+ * of a connection not in the table (one opened before, or evicted), and end
+ * on FIN both ways, RST, or an idle timeout.
+ *
+ * A connection picked up without its SYN lacks what only the handshake
+ * says.  Window scales: each is estimated from below, as the smallest scale
+ * under which what the sender has in flight fits the window its peer
+ * advertised, so a window lowered with it is never below the target (the
+ * flow is throttled less than it should be until the estimate reaches the
+ * real scale, never more).  MSS: the 536-byte default.  Timestamps: in use
+ * if the segment carries them.  ECN: the guest's own data ECT-marked means
+ * it does ECN itself (native); the remote's data ECT-marked, or ECE on its
+ * ACKs, means ECN was negotiated, and if the guest's data is not ECT (twice:
+ * a retransmission is never ECT) and the interface has ecn virtual, the flow
+ * is virtual-ECN again.  A connection whose remote only ever sends pure ACKs
+ * cannot be told ECN-capable until it echoes ECE, so it stays without.
+ *
+ * The table is bounded, and so is each interface's part of it: an
+ * interface with a quarter of the table (VCC_IF_SHARE) replaces its own
+ * least recently active entry, and a full table takes the least recently
+ * active entry of the interface that holds the most.  One guest's SYN flood
+ * (or a flood of SYNs toward it) churns that guest's entries only.
  */
 #include <sys/queue.h>
 #include <sys/socket.h>
@@ -44,6 +61,7 @@ static const char *const state_names[] = {
 
 enum vcc_ecn {
 	ECN_OFF = 0,
+	ECN_UNKNOWN,		/* picked up: not known yet, treated as off */
 	ECN_GUEST_ASKED,	/* the guest's own SYN asked for ECN */
 	ECN_VIRTUAL_ASKED,	/* we asked for it on the guest's behalf */
 	ECN_REMOTE_ASKED,	/* the remote's SYN asked */
@@ -52,7 +70,7 @@ enum vcc_ecn {
 };
 
 static const char *const ecn_names[] = {
-	"off", "asked", "asked", "asked", "native", "virtual",
+	"off", "unknown", "asked", "asked", "asked", "native", "virtual",
 };
 
 struct vcc_key {
@@ -67,7 +85,7 @@ struct vcc_class;
 struct vcc_flow {
 	LIST_ENTRY(vcc_flow)	 hash;
 	TAILQ_ENTRY(vcc_flow)	 lru;		/* oldest activity first */
-	TAILQ_ENTRY(vcc_flow)	 ifq;
+	TAILQ_ENTRY(vcc_flow)	 ifq;		/* the same, per interface */
 	struct vcc_if		*vif;
 	struct vcc_class	*cls;
 	struct vcc_key		 key;
@@ -110,6 +128,15 @@ struct vcc_flow {
 	int			 active;
 	uint64_t		 last_us, last_data_us;
 	uint64_t		 ect, ce, ece, cuts, lowered;
+
+	/* Picked up without the SYN (see above). */
+	int			 midstream;
+	int			 seen_guest, seen_remote;	/* each way */
+	int			 remote_ecn;	/* its data ECT, or ECE seen */
+	int			 guest_plain;	/* guest data not ECT, times */
+	int			 rwin_set, gwin_set;
+	uint16_t		 rwin_raw, gwin_raw;	/* last raw windows */
+	uint32_t		 r_una;		/* last ACK from the guest */
 };
 
 TAILQ_HEAD(vcc_flow_list, vcc_flow);
@@ -496,21 +523,59 @@ flow_end(struct vcc *v, struct vcc_flow *f)
 	vif_release(v, vif);
 }
 
+static size_t
+vif_max_flows(const struct vcc *v)
+{
+	return v->max_flows / VCC_IF_SHARE > 0 ? v->max_flows / VCC_IF_SHARE :
+	    1;
+}
+
+/*
+ * The interface with the most entries (the first of those tied): a scan,
+ * only for an interface below its share while the table is full.
+ */
+static struct vcc_if *
+vif_fattest(struct vcc *v)
+{
+	struct vcc_if	*vif, *best = NULL;
+
+	TAILQ_FOREACH(vif, &v->ifs, entry)
+		if (best == NULL || vif->nflows > best->nflows)
+			best = vif;
+	return best;
+}
+
+/* Room for one more entry of vif (see the top of the file). */
+static void
+flow_make_room(struct vcc *v, struct vcc_if *vif)
+{
+	struct vcc_if	*from;
+	struct vcc_flow	*f;
+
+	if (vif->nflows >= vif_max_flows(v)) {
+		from = vif;
+		v->st.over_share++;
+	} else if (v->nflows >= v->max_flows) {
+		from = vif_fattest(v);
+		v->st.evictions++;
+	} else
+		return;
+	if ((f = TAILQ_FIRST(&from->flows)) == NULL)
+		return;
+	flow_unlink(v, f);
+	/* The interface keeps its record: vif is in use by the caller. */
+	if (from != vif)
+		vif_release(v, from);
+	free(f);
+}
+
 static struct vcc_flow *
 flow_new(struct vcc *v, struct vcc_if *vif, const struct vcc_key *k,
     uint32_t h, uint64_t now)
 {
 	struct vcc_flow	*f;
 
-	if (v->nflows >= v->max_flows) {
-		/* The interface keeps its record: vif is in use by the caller. */
-		f = TAILQ_FIRST(&v->lru);
-		flow_unlink(v, f);
-		if (f->vif != vif)
-			vif_release(v, f->vif);
-		free(f);
-		v->st.evictions++;
-	}
+	flow_make_room(v, vif);
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->key = *k;
@@ -539,7 +604,9 @@ vcc_expire(struct vcc *v, uint64_t now)
 		idle = now - f->last_us;
 		if (idle < VCC_LINGER_US)
 			break;
-		if (f->state == ST_ESTABLISHED && idle < VCC_IDLE_US)
+		/* A pick-up never answered (a stray segment) is half-open. */
+		if (f->state == ST_ESTABLISHED && idle < VCC_IDLE_US &&
+		    (!f->midstream || (f->seen_guest && f->seen_remote)))
 			continue;
 		v->st.expired++;
 		flow_end(v, f);
@@ -756,6 +823,82 @@ on_synack(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 		f->ws_guest = f->ws_remote = 0;
 }
 
+/*
+ * The smallest scale (0..14) under which a raw window advertised from
+ * una covers a sender's data up to end: a lower bound of the real one.
+ */
+static void
+ws_raise(uint8_t *ws, uint16_t raw, uint32_t una, uint32_t end)
+{
+	uint32_t	 need = end - una;
+
+	if (SEQ_LEQ(end, una))
+		return;
+	while (*ws < 14 && ((uint64_t)raw << *ws) < need)
+		(*ws)++;
+}
+
+/* A picked-up flow's guest segment: scale bound, ECN evidence. */
+static void
+pickup_from_guest(struct vcc_flow *f, const struct pkt *p, uint32_t end,
+    int newdata)
+{
+	if (newdata && f->rwin_set)
+		ws_raise(&f->ws_remote, f->rwin_raw, f->g_una, end);
+	if (p->flags & TCP_ACK) {
+		f->gwin_raw = p->win;
+		f->gwin_set = 1;
+		f->r_una = p->ack;
+	}
+	if (f->ecn != ECN_UNKNOWN || !newdata)
+		return;
+	if (p->ecn != PKT_ECN_NOT_ECT)
+		f->ecn = ECN_NATIVE;
+	else if (++f->guest_plain >= 2 && f->remote_ecn &&
+	    f->vif->ecn_virtual)
+		f->ecn = ECN_VIRTUAL;
+}
+
+/* A picked-up flow's remote segment: scale bound, ECN evidence. */
+static void
+pickup_to_guest(struct vcc_flow *f, const struct pkt *p, uint32_t end)
+{
+	if (p->payload > 0 && f->gwin_set && SEQ_GT(end, f->r_nxt))
+		ws_raise(&f->ws_guest, f->gwin_raw, f->r_una, end);
+	if (p->flags & TCP_ACK) {
+		f->rwin_raw = p->win;
+		f->rwin_set = 1;
+	}
+	if (f->ecn != ECN_UNKNOWN)
+		return;
+	if ((p->payload > 0 && p->ecn != PKT_ECN_NOT_ECT) ||
+	    (p->flags & (TCP_ACK | TCP_ECE)) == (TCP_ACK | TCP_ECE))
+		f->remote_ecn = 1;
+	if (f->remote_ecn && f->guest_plain >= 2 && f->vif->ecn_virtual)
+		f->ecn = ECN_VIRTUAL;
+}
+
+/* A connection not in the table, seen first at segment p going dir. */
+static void
+flow_pickup(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
+    const struct pkt_tcpopt *o, enum vcc_dir dir)
+{
+	f->midstream = 1;
+	f->state = ST_ESTABLISHED;
+	/* Who opened it (for classes): the server has the lower port. */
+	f->guest_opened = f->key.rport < f->key.gport;
+	f->ts = o->ts_set;
+	f->ecn = ECN_UNKNOWN;
+	if (dir == VCC_FROM_GUEST) {
+		f->g_una = f->g_nxt = p->seq;
+		f->r_nxt = p->ack;
+	} else {
+		f->r_nxt = p->seq;
+		f->g_una = f->g_nxt = p->ack;
+	}
+	v->st.picked_up++;
+}
+
 /* What the guest sends: data accounting, virtual-ECN marks, RTT probes. */
 static void
 from_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
@@ -765,8 +908,11 @@ from_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 	    ((p->flags & TCP_FIN) ? 1 : 0);
 	int		 newdata = p->payload > 0 && SEQ_GT(end, f->g_nxt) &&
 	    SEQ_GEQ(p->seq, f->g_nxt);
-	int		 virt = f->ecn == ECN_VIRTUAL;
+	int		 virt;
 
+	if (f->midstream)
+		pickup_from_guest(f, p, end, newdata);
+	virt = f->ecn == ECN_VIRTUAL;
 	if (p->payload > 0 || (p->flags & TCP_FIN)) {
 		if (SEQ_LT(p->seq, f->g_nxt) && f->seq_probe &&
 		    SEQ_LT(p->seq, f->seq_probe_end))
@@ -864,7 +1010,11 @@ to_guest(struct vcc *v, struct vcc_flow *f, const struct pkt *p,
 {
 	uint32_t	 end = p->seq + (uint32_t)p->payload;
 	uint32_t	 inflight = f->g_nxt - f->g_una, acked = 0;
-	int		 virt = f->ecn == ECN_VIRTUAL;
+	int		 virt;
+
+	if (f->midstream)
+		pickup_to_guest(f, p, end);
+	virt = f->ecn == ECN_VIRTUAL;
 
 	if (p->flags & TCP_ACK) {
 		if (SEQ_GT(p->ack, f->g_una) && SEQ_LEQ(p->ack, f->g_nxt)) {
@@ -947,7 +1097,7 @@ vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
 	size_t			 alen;
 	uint32_t		 h;
 	uint64_t		 target;
-	int			 syn, synack;
+	int			 syn, synack, pickup;
 
 	v->st.frames++;
 	switch (pkt_parse(&p, in, len)) {
@@ -967,7 +1117,11 @@ vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
 	v->st.tcp++;
 	syn = (p.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
 	synack = (p.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK);
-	if ((vif = syn ? vif_get(v, ifname) : vif_find(v, ifname)) == NULL) {
+	/* A connection's data segment may pick it up (not a FIN or RST). */
+	pickup = !syn && !synack && p.payload > 0 &&
+	    (p.flags & (TCP_ACK | TCP_SYN | TCP_FIN | TCP_RST)) == TCP_ACK;
+	if ((vif = syn || pickup ? vif_get(v, ifname) :
+	    vif_find(v, ifname)) == NULL) {
 		v->st.untracked++;
 		return VCC_PASS;
 	}
@@ -989,8 +1143,9 @@ vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
 	h = key_hash(v, vif, &k);
 	f = flow_lookup(v, vif, &k, h);
 
+	pickup = pickup && f == NULL;
 	memset(&o, 0, sizeof(o));
-	if ((syn || synack || (f != NULL && f->ts)) &&
+	if ((syn || synack || pickup || (f != NULL && f->ts)) &&
 	    pkt_tcp_options(&p, in, &o) == -1) {
 		v->st.bad_options++;
 		/* Unknown scales: such a flow cannot be throttled rightly. */
@@ -1017,15 +1172,29 @@ vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
 		}
 		on_syn(v, f, &p, &o, dir, &m);
 		flow_classify(v, f);
+	} else if (f == NULL && pickup) {
+		if ((f = flow_new(v, vif, &k, h, now)) == NULL) {
+			vif_release(v, vif);
+			return VCC_PASS;
+		}
+		flow_pickup(v, f, &p, &o, dir);
+		flow_classify(v, f);
 	} else if (f == NULL) {
 		v->st.untracked++;
+		vif_release(v, vif);
 		return VCC_PASS;
 	} else if (synack)
 		on_synack(v, f, &p, &o, dir, &m);
 
 	TAILQ_REMOVE(&v->lru, f, lru);
 	TAILQ_INSERT_TAIL(&v->lru, f, lru);
+	TAILQ_REMOVE(&vif->flows, f, ifq);
+	TAILQ_INSERT_TAIL(&vif->flows, f, ifq);
 	f->last_us = now;
+	if (dir == VCC_FROM_GUEST)
+		f->seen_guest = 1;
+	else
+		f->seen_remote = 1;
 
 	if (!syn && !synack && f->state != ST_SYN_SENT &&
 	    f->state != ST_SYN_RECEIVED) {
@@ -1092,7 +1261,8 @@ vcc_flow_foreach(struct vcc *v, uint64_t now,
 		fi.gport = f->key.gport;
 		fi.rport = f->key.rport;
 		fi.guest_opened = f->guest_opened;
-		fi.state = state_names[f->state];
+		fi.state = f->midstream && f->state == ST_ESTABLISHED ?
+		    "picked-up" : state_names[f->state];
 		fi.ecn = ecn_names[f->ecn];
 		fi.ws_guest = f->ws_guest;
 		fi.ws_remote = f->ws_remote;

@@ -708,46 +708,96 @@ START_TEST(test_learn_ageing)
 }
 END_TEST
 
-START_TEST(test_learn_table_full)
+/*
+ * A port sending from ever new source MACs (a guest flooding them) churns
+ * its own share of the table, a quarter, and nobody else's: another port's
+ * newcomer is learned and unicast to it is not flooded.
+ */
+START_TEST(test_learn_port_share)
 {
-	struct fwd	*f = fwd_new(4);
-	struct fwd_port	*a, *b;
+	struct fwd	*f = fwd_new(16);
+	struct fwd_port	*a, *b, *c;
 	uint32_t	 i;
 
 	fwd_set_learn(f, 1);
 	a = up(f, "a");
 	b = up(f, "b");
-	for (i = 1; i <= 4; i++)
+	c = up(f, "c");
+	for (i = 1; i <= 1000; i++)
 		decide(f, 99, i, a, i);
-	ck_assert_uint_eq(fwd_mac_count(f), 4);
-	decide(f, 99, 5, a, 10);
-	decide(f, 99, 6, a, 10);
-	ck_assert_uint_eq(fwd_mac_count(f), 4);
-	ck_assert_uint_eq(stats(f).mac_table_full, 2);
-	ck_assert_uint_eq(stats(f).macs_learned, 4);
-
-	/* known MACs still refresh and move */
-	decide(f, 99, 1, b, 20);
-	ck_assert_uint_eq(stats(f).mac_table_full, 2);
-	ck_assert_uint_eq(stats(f).macs_moved, 1);
-	ck_assert_uint_eq(decide(f, 5, 1, b, 30), 1);
-	ck_assert_int_eq(how, FWD_FLOOD);	/* 5 was never learned */
-
-	/* room again after ageing: 2 goes; 3, 4 (t=3, 4) and 1 stay */
-	fwd_age(f, 2 + FWD_AGE_MS);
-	ck_assert_uint_eq(fwd_mac_count(f), 3);
-	decide(f, 99, 5, a, 2 + FWD_AGE_MS);
-	ck_assert_uint_eq(fwd_mac_count(f), 4);
-	ck_assert_uint_eq(decide(f, 5, 1, b, 3 + FWD_AGE_MS), 1);
+	ck_assert_uint_eq(fwd_mac_count(f), 16 / FWD_PORT_SHARE);
+	ck_assert_uint_eq(stats(f).macs_replaced, 1000 - 16 / FWD_PORT_SHARE);
+	ck_assert_uint_eq(stats(f).mac_table_full, 0);
+	/* the flood's most recent MACs are the ones kept */
+	ck_assert_uint_eq(decide(f, 1000, 2000, c, 1001), 1);
 	ck_assert_int_eq(how, FWD_LEARNED);
-	ck_assert_ptr_eq(out[0], a);
+	ck_assert_uint_eq(decide(f, 1, 2000, c, 1001), 2);
+	ck_assert_int_eq(how, FWD_FLOOD);
 
-	/* an expired entry fwd_age() has not removed yet makes room too */
-	decide(f, 99, 6, a, 3 + FWD_AGE_MS);	/* 3 is expired */
-	ck_assert_uint_eq(fwd_mac_count(f), 4);
-	ck_assert_uint_eq(stats(f).mac_table_full, 2);
-	decide(f, 99, 7, a, 3 + FWD_AGE_MS);	/* 4 is not */
-	ck_assert_uint_eq(stats(f).mac_table_full, 3);
+	decide(f, 99, 3000, b, 1002);
+	ck_assert_uint_eq(decide(f, 3000, 2000, c, 1003), 1);
+	ck_assert_int_eq(how, FWD_LEARNED);
+	ck_assert_ptr_eq(out[0], b);
+
+	/* a MAC that moves to a port at its share pushes that port's oldest */
+	for (i = 1; i <= 3; i++)
+		decide(f, 99, 3000 + i, b, 1003 + i);	/* b: 3000..3003 */
+	decide(f, 99, 1000, b, 1010);			/* moves from a */
+	ck_assert_uint_eq(stats(f).macs_moved, 1);
+	ck_assert_uint_eq(decide(f, 3000, 2000, c, 1011), 2);
+	ck_assert_int_eq(how, FWD_FLOOD);		/* 3000 went */
+	ck_assert_uint_eq(decide(f, 1000, 2000, c, 1011), 1);
+	ck_assert_ptr_eq(out[0], b);
+	fwd_free(f);
+}
+END_TEST
+
+/*
+ * A full table (every port at its share) still learns a newcomer: an
+ * entry that has aged out goes first, else the least recently seen MAC of
+ * the port that holds the most.
+ */
+START_TEST(test_learn_table_full)
+{
+	struct fwd	*f = fwd_new(16);
+	struct fwd_port	*p[5];
+	uint32_t	 i, j;
+	char		 name[2] = "a";
+
+	fwd_set_learn(f, 1);
+	for (i = 0; i < 5; i++) {
+		name[0] = (char)('a' + i);
+		p[i] = up(f, name);
+	}
+	/* a: 1..4 at t 1..4, b: 11..14 at t 5..8, c: 21.., d: 31.. */
+	for (i = 0; i < 4; i++)
+		for (j = 1; j <= 4; j++)
+			decide(f, 99, 10 * i + j, p[i], 4 * i + j);
+	ck_assert_uint_eq(fwd_mac_count(f), 16);
+
+	/* the ports tie: the first one's oldest (1) makes room */
+	decide(f, 99, 50, p[4], 20);
+	ck_assert_uint_eq(fwd_mac_count(f), 16);
+	ck_assert_uint_eq(stats(f).macs_evicted, 1);
+	ck_assert_uint_eq(stats(f).mac_table_full, 0);
+	ck_assert_uint_eq(decide(f, 50, 31, p[3], 21), 1);
+	ck_assert_ptr_eq(out[0], p[4]);
+	ck_assert_uint_eq(decide(f, 1, 50, p[4], 21), 4);
+	ck_assert_int_eq(how, FWD_FLOOD);
+	/* now b holds the most: its oldest (11) goes */
+	decide(f, 99, 51, p[4], 22);
+	ck_assert_uint_eq(decide(f, 11, 50, p[4], 23), 4);
+	ck_assert_int_eq(how, FWD_FLOOD);
+	ck_assert_uint_eq(decide(f, 12, 50, p[4], 23), 1);
+	ck_assert_ptr_eq(out[0], p[1]);
+
+	/* an expired entry fwd_age() has not removed yet goes first */
+	decide(f, 99, 52, p[4], 2 + FWD_AGE_MS);	/* 2 expired */
+	ck_assert_uint_eq(stats(f).macs_aged, 1);
+	ck_assert_uint_eq(stats(f).macs_evicted, 2);
+	ck_assert_uint_eq(decide(f, 2, 50, p[4], 2 + FWD_AGE_MS), 4);
+	ck_assert_uint_eq(decide(f, 3, 50, p[4], 2 + FWD_AGE_MS), 1);
+	ck_assert_ptr_eq(out[0], p[0]);
 	fwd_free(f);
 }
 END_TEST
@@ -832,15 +882,35 @@ END_TEST
 
 /* Duplicate suppression. */
 
+/*
+ * A real frame: guest 1 (02:00:00:00:00:01, 10.77.0.1) pings guest 2
+ * (02:00:00:00:00:02, 10.77.0.2), ICMP echo id 0x1234 seq 1, 8 bytes of data.
+ */
+static const uint8_t echo_frame[] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x00,
+	0x45, 0x00, 0x00, 0x24, 0x4d, 0x21, 0x40, 0x00, 0x40, 0x01, 0xd9, 0x52,
+	0x0a, 0x4d, 0x00, 0x01, 0x0a, 0x4d, 0x00, 0x02,
+	0x08, 0x00, 0x5a, 0x8c, 0x12, 0x34, 0x00, 0x01,
+	0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,
+};
+
+/* The pair with always the same frame: the pair is what is tested. */
+static int
+seen(struct fwd *f, uint32_t origin, uint32_t seq)
+{
+	return fwd_seen(f, origin, seq, echo_frame, sizeof(echo_frame));
+}
+
 START_TEST(test_seen_duplicates)
 {
 	struct fwd	*f = fwd_new(0);
 
-	ck_assert_int_eq(fwd_seen(f, 1, 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 1, 1), 1);
-	ck_assert_int_eq(fwd_seen(f, 2, 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 1, 2), 0);
-	ck_assert_int_eq(fwd_seen(f, 2, 1), 1);
+	ck_assert_int_eq(seen(f, 1, 1), 0);
+	ck_assert_int_eq(seen(f, 1, 1), 1);
+	ck_assert_int_eq(seen(f, 2, 1), 0);
+	ck_assert_int_eq(seen(f, 1, 2), 0);
+	ck_assert_int_eq(seen(f, 2, 1), 1);
 	ck_assert_uint_eq(stats(f).duplicates, 2);
 	fwd_free(f);
 }
@@ -852,24 +922,69 @@ START_TEST(test_seen_ring)
 	uint32_t	 i;
 
 	for (i = 0; i <= 8192; i++)
-		ck_assert_int_eq(fwd_seen(f, 7, i), 0);
+		ck_assert_int_eq(seen(f, 7, i), 0);
 	/* the last 8192 are remembered, the first is gone */
 	for (i = 8192; i >= 1; i--)
-		ck_assert_int_eq(fwd_seen(f, 7, i), 1);
+		ck_assert_int_eq(seen(f, 7, i), 1);
 	ck_assert_uint_eq(stats(f).duplicates, 8192);
-	ck_assert_int_eq(fwd_seen(f, 7, 0), 0);	/* pushes 1 out */
-	ck_assert_int_eq(fwd_seen(f, 7, 2), 1);
-	ck_assert_int_eq(fwd_seen(f, 7, 1), 0);	/* pushes 2 out */
-	ck_assert_int_eq(fwd_seen(f, 7, 3), 1);
-	ck_assert_int_eq(fwd_seen(f, 7, 2), 0);
+	ck_assert_int_eq(seen(f, 7, 0), 0);	/* pushes 1 out */
+	ck_assert_int_eq(seen(f, 7, 2), 1);
+	ck_assert_int_eq(seen(f, 7, 1), 0);	/* pushes 2 out */
+	ck_assert_int_eq(seen(f, 7, 3), 1);
+	ck_assert_int_eq(seen(f, 7, 2), 0);
 
 	/* many laps keep the set and the ring in step */
 	for (i = 0; i < 5 * 8192; i++)
-		fwd_seen(f, 9, i);
+		seen(f, 9, i);
 	for (i = 4 * 8192; i < 5 * 8192; i++)
-		ck_assert_int_eq(fwd_seen(f, 9, i), 1);
-	ck_assert_int_eq(fwd_seen(f, 9, 4 * 8192 - 1), 0);
-	ck_assert_int_eq(fwd_seen(f, 7, 4), 0);
+		ck_assert_int_eq(seen(f, 9, i), 1);
+	ck_assert_int_eq(seen(f, 9, 4 * 8192 - 1), 0);
+	ck_assert_int_eq(seen(f, 7, 4), 0);
+	fwd_free(f);
+}
+END_TEST
+
+
+/*
+ * A peer that sends another daemon's next pairs first (with frames of its
+ * own) does not make that daemon's frames copies; a real copy still is,
+ * even with a CE mark set on the way.
+ */
+START_TEST(test_seen_forged_pairs)
+{
+	struct fwd	*f = fwd_new(0);
+	uint8_t		 forged[60], next[sizeof(echo_frame)];
+	uint8_t		 marked[sizeof(echo_frame)];
+	uint32_t	 i;
+
+	/* the insider's frames: to nobody, its own type, the next pairs */
+	memset(forged, 0, sizeof(forged));
+	memcpy(forged, "\x02\x00\x00\x00\x00\x99\x02\x00\x00\x00\x00\x98"
+	    "\x88\xb5", 14);
+	for (i = 1; i <= 100; i++)
+		ck_assert_int_eq(fwd_seen(f, 0xabcd, i, forged, sizeof(forged)),
+		    0);
+	/* the real daemon's frames under those pairs are not copies */
+	memcpy(next, echo_frame, sizeof(next));
+	for (i = 1; i <= 100; i++) {
+		next[41] = (uint8_t)i;		/* ICMP sequence */
+		ck_assert_int_eq(fwd_seen(f, 0xabcd, i, next, sizeof(next)),
+		    0);
+	}
+	ck_assert_uint_eq(stats(f).seen_conflicts, 100);
+	ck_assert_uint_eq(stats(f).duplicates, 0);
+	/* a copy of a real one that took another path is one */
+	next[41] = 7;
+	ck_assert_int_eq(fwd_seen(f, 0xabcd, 7, next, sizeof(next)), 1);
+	/* also with CE set (ECN field and IPv4 checksum changed) */
+	memcpy(marked, echo_frame, sizeof(marked));
+	ck_assert_int_eq(fwd_seen(f, 0xabce, 1, marked, sizeof(marked)), 0);
+	marked[15] |= 0x03;
+	marked[25] = (uint8_t)(marked[25] - 3);
+	ck_assert_int_eq(fwd_seen(f, 0xabce, 1, marked, sizeof(marked)), 1);
+	/* the forged ones resent are copies of themselves, nothing more */
+	ck_assert_int_eq(fwd_seen(f, 0xabcd, 3, forged, sizeof(forged)), 1);
+	ck_assert_uint_eq(stats(f).duplicates, 3);
 	fwd_free(f);
 }
 END_TEST
@@ -999,6 +1114,7 @@ fwd_suite(void)
 	tcase_add_test(tc, test_learn_move);
 	tcase_add_test(tc, test_learn_ageing);
 	tcase_add_test(tc, test_learn_table_full);
+	tcase_add_test(tc, test_learn_port_share);
 	tcase_add_test(tc, test_learn_multicast_source);
 	tcase_add_test(tc, test_learn_detached);
 	tcase_add_test(tc, test_learn_unref_removes);
@@ -1007,6 +1123,7 @@ fwd_suite(void)
 	tc = tcase_create("seen");
 	tcase_add_test(tc, test_seen_duplicates);
 	tcase_add_test(tc, test_seen_ring);
+	tcase_add_test(tc, test_seen_forged_pairs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("scale");

@@ -204,6 +204,87 @@ START_TEST(refused)
 }
 END_TEST
 
+/* Offload headers from outside: what passes and what is dropped, and why. */
+START_TEST(check_headers)
+{
+	static uint8_t	 f[70000], buf[2048];
+	static struct collect c;
+	struct gso_hdr	 h, good;
+	const char	*why = NULL;
+	size_t		 len;
+
+	memset(&c, 0, sizeof(c));
+	len = superframe(f, 4, 60000, TCP_ACK, &good, 1448);
+	h = good;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+	h.gso_type |= GSO_ECN;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+
+	/* the amplification: segment size 1, and just under the floor */
+	h = good;
+	h.gso_size = 1;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	ck_assert_str_eq(why, "segment size below the floor");
+	ck_assert_int_eq(gso_segment(&h, f, len, buf, sizeof(buf), collect_cb,
+	    &c), -1);
+	ck_assert_int_eq(c.n, 0);
+	h.gso_size = GSO_MIN_SIZE_V4 - 1;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	h.gso_size = GSO_MIN_SIZE_V4;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+	/* larger than the payload: one segment, as the kernel may send */
+	h.gso_size = 65500;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+
+	/* the type against the headers */
+	h = good;
+	h.gso_type = GSO_TCPV6;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	ck_assert_str_eq(why, "segmentation type does not match the headers");
+	h.gso_type = GSO_UDP;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	h.gso_type = 0x7f;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	h = good;
+	ck_assert_int_eq(gso_check(&h, f, len + 1, &why), -1);	/* trailer */
+	f[14 + 9] = 17;				/* says UDP */
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	f[14 + 9] = PKT_PROTO_TCP;
+	ck_assert_int_eq(gso_check(&h, f, 13, &why), -1);	/* runt */
+
+	/* flags and checksum offsets */
+	h = good;
+	h.flags |= 0x04;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	ck_assert_str_eq(why, "unknown offload flags");
+	h = good;
+	h.csum_start = (uint16_t)(len - 1);
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	ck_assert_str_eq(why, "checksum offsets outside the frame");
+	h.csum_start = 4;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+
+	/* without segmentation: the checksum must lie inside, nothing else */
+	memset(&h, 0, sizeof(h));
+	ck_assert_int_eq(gso_check(&h, f, 60, &why), 0);
+	h.gso_size = 1;				/* unused without a type */
+	ck_assert_int_eq(gso_check(&h, f, 60, &why), 0);
+	h.gso_type = GSO_ECN;
+	ck_assert_int_eq(gso_check(&h, f, 60, &why), -1);
+
+	/* IPv6: its own floor */
+	len = superframe(f, 6, 60000, TCP_ACK, &good, 1448);
+	h = good;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+	h.gso_size = GSO_MIN_SIZE_V6 - 1;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+	h.gso_size = GSO_MIN_SIZE_V6;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), 0);
+	h.gso_type = GSO_TCPV4;
+	ck_assert_int_eq(gso_check(&h, f, len, &why), -1);
+}
+END_TEST
+
 START_TEST(hdr_codec)
 {
 	struct gso_hdr	 h = { GSO_F_NEEDS_CSUM, GSO_TCPV4 | GSO_ECN, 66, 1448,
@@ -233,6 +314,7 @@ main(void)
 	tcase_add_test(tc, csum_only);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, hdr_codec);
+	tcase_add_test(tc, check_headers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

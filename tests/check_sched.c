@@ -488,7 +488,7 @@ START_TEST(fq_sparse_first)
 	len = flow_frame(f, sizeof(f), 1000, PKT_ECN_ECT0, 1400);
 	ck_assert_uint_ne(fq_hash(&q, f, len), fq_hash(&q, f, len) + 1);
 	for (i = 0; i < 100; i++)
-		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
 	/* Serve a few of the bulk flow, then a ping-like frame arrives. */
 	for (i = 0; i < 3; i++) {
 		b = fq_dequeue(&q, SEC, &drops, &marked);
@@ -498,7 +498,7 @@ START_TEST(fq_sparse_first)
 		fq_release(&q, b);
 	}
 	len = flow_frame(f, sizeof(f), 2000, PKT_ECN_NOT_ECT, 56);
-	ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+	ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
 	b = fq_dequeue(&q, SEC, &drops, &marked);
 	ck_assert_uint_eq(buf_sport(b, sizeof(pre)), 2000);
 	fq_release(&q, b);
@@ -524,9 +524,9 @@ START_TEST(fq_fair)
 	/* Flow 1 ECN-capable and big frames, flow 2 not, smaller frames. */
 	for (i = 0; i < 1000; i++) {
 		len = flow_frame(f, sizeof(f), 1, PKT_ECN_ECT0, 1400);
-		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
 		len = flow_frame(f, sizeof(f), 2, PKT_ECN_NOT_ECT, 700);
-		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len), 0);
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
 	}
 	/* Dequeued a frame per ms, each having waited long. */
 	for (t = SEC + 50 * MS; q.count > 0; t += MS) {
@@ -549,6 +549,52 @@ START_TEST(fq_fair)
 	}
 	ck_assert_int_gt(marks, 0);
 	ck_assert_uint_gt(drops, 0);
+	fq_free(&q);
+}
+END_TEST
+
+/*
+ * A full queue: the flow with the most bytes loses its oldest frames, half
+ * its bytes at most 64 frames at a time, and the arriving frame of another
+ * flow gets in.
+ */
+START_TEST(fq_full_drops_fattest)
+{
+	struct fq		 q;
+	struct aqm_params	 p;
+	struct fq_buf		*b;
+	uint8_t			 f[2048], pre[4] = { 0 };
+	size_t			 len, i, a = 0, c = 0;
+	uint64_t		 drops = 0;
+	int			 marked;
+
+	aqm_params_default(&p);
+	/* 64 KiB: at most 128 frames */
+	ck_assert_int_eq(fq_init(&q, 64 * 1024, sizeof(pre), &p, 5), 0);
+	for (i = 0; i < 100; i++) {
+		len = flow_frame(f, sizeof(f), 1, PKT_ECN_NOT_ECT, 500);
+		f[len - 1] = (uint8_t)i;	/* its place in the flow */
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	}
+	len = flow_frame(f, sizeof(f), 2, PKT_ECN_NOT_ECT, 56);
+	for (i = 0; i < 28; i++)
+		ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	ck_assert_uint_eq(q.count, 128);
+	ck_assert_uint_eq(drops, 0);
+	/* full: flow 1 loses 50 frames (half its bytes), from its head */
+	ck_assert_int_eq(fq_enqueue(&q, SEC, pre, f, len, &drops), 0);
+	ck_assert_uint_eq(drops, 50);
+	ck_assert_uint_eq(q.count, 79);
+	while ((b = fq_dequeue(&q, SEC, &drops, &marked)) != NULL) {
+		if (buf_sport(b, sizeof(pre)) == 1) {
+			ck_assert_uint_eq(b->data[b->len - 1], 50 + a);
+			a++;
+		} else
+			c++;
+		fq_release(&q, b);
+	}
+	ck_assert_uint_eq(a, 50);
+	ck_assert_uint_eq(c, 29);
 	fq_free(&q);
 }
 END_TEST
@@ -602,6 +648,74 @@ sched_run(uint8_t ecn, struct sched_counters *c, struct sched_quantiles *qt)
 	    "sent %llu bits", (unsigned long long)sent * 8);
 	sched_free(&s);
 }
+
+/*
+ * A broadcast storm (one flow of ARP-sized frames, not IP) at four times a
+ * 10 Mbit/s link's rate fills its queue; a ping-like flow (a small frame
+ * every 10 ms) still gets every frame through, promptly: a full queue
+ * drops from the fattest flow (RFC 8290), not whatever arrives.
+ */
+START_TEST(sched_storm_fattest)
+{
+	struct sched		 s;
+	struct sched_opts	 o;
+	struct lq_item		 it;
+	struct pkt		 p;
+	uint8_t			 storm[60], ping[128], pre[16];
+	size_t			 plen;
+	uint64_t		 t = SEC, next_storm = t, next_ping = t;
+	uint64_t		 next_out = t, wait, gap, worst = 0;
+	uint64_t		 pings_in = 0, pings_out = 0, storm_out = 0;
+	enum sched_result	 r;
+
+	memset(pre, 0xee, sizeof(pre));
+	memset(storm, 0x5a, sizeof(storm));
+	memcpy(storm, "\xff\xff\xff\xff\xff\xff\x02\0\0\0\0\x05\x88\xb5", 14);
+	plen = flow_frame(ping, sizeof(ping), 7, PKT_ECN_NOT_ECT, 56);
+	gap = sizeof(storm) * 8 * SEC / 40000000;
+	sched_opts_default(&o);
+	ck_assert_int_eq(o.aqm.kind, AQM_FQ_CODEL);
+	o.rate = 10000000;
+	ck_assert_int_eq(sched_init(&s, &o, 256 * 1024, sizeof(pre), 65536, t,
+	    1), 0);
+	while (t < 5 * SEC) {
+		if (t >= next_storm) {
+			sched_enqueue(&s, t, pre, storm, sizeof(storm));
+			next_storm += gap;
+		}
+		if (t >= next_ping) {
+			(void)sched_enqueue(&s, t, pre, ping, plen);
+			pings_in++;
+			next_ping += 10 * MS;
+		}
+		if (t >= next_out) {
+			while ((r = sched_dequeue(&s, t, &it, &wait)) ==
+			    SCHED_SEND) {
+				if (pkt_parse(&p, it.data + 16, it.len - 16) ==
+				    PKT_OK && p.tcp && p.sport == 7) {
+					pings_out++;
+					if (t - it.ts > worst)
+						worst = t - it.ts;
+				} else
+					storm_out++;
+			}
+			next_out = r == SCHED_WAIT ? t + wait : t + 100;
+		}
+		t = next_storm < next_ping ? next_storm : next_ping;
+		t = t < next_out ? t : next_out;
+	}
+	/* The ping got by; the storm had the link, and lost most frames. */
+	ck_assert_msg(pings_out + 1 >= pings_in, "%llu of %llu pings went",
+	    (unsigned long long)pings_out, (unsigned long long)pings_in);
+	ck_assert_msg(worst < 5 * MS, "a ping waited %llu us",
+	    (unsigned long long)worst);
+	ck_assert_uint_gt(s.c.fat_drops, 100000);
+	ck_assert_uint_eq(s.c.tail_drops, 0);
+	ck_assert_uint_gt((storm_out * sizeof(storm) + pings_out * plen) * 8,
+	    35000000);
+	sched_free(&s);
+}
+END_TEST
 
 START_TEST(sched_ecn)
 {
@@ -735,7 +849,9 @@ main(void)
 	tcase_add_test(tc, shaper_unlimited);
 	tcase_add_test(tc, fq_sparse_first);
 	tcase_add_test(tc, fq_fair);
+	tcase_add_test(tc, fq_full_drops_fattest);
 	tcase_add_test(tc, sched_ecn);
+	tcase_add_test(tc, sched_storm_fattest);
 	tcase_add_test(tc, sched_bypass);
 	tcase_add_test(tc, sched_opts_stmt);
 	suite_add_tcase(s, tc);

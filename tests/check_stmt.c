@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV] or NAME pcap DEV [promisc yes|no] [filter EXPR]"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -120,6 +120,21 @@ static const struct {
 	    "broadcast\"" },
 	{ "add-interface lan pcap br0 filter \"not ip\" promisc no",
 	    "interface lan pcap br0 promisc no filter \"not ip\"" },
+	{ "interface vm qemu /run/vnetd/vm.sock",
+	    "interface vm qemu /run/vnetd/vm.sock" },
+	{ "add-interface vm qemu \"/run/vm 1.sock\"",
+	    "interface vm qemu \"/run/vm 1.sock\"" },
+	{ "interface vm tap vnet0 persist yes bridge virbr0",
+	    "interface vm tap vnet0 persist yes bridge virbr0" },
+	{ "interface vm tap vm bridge br0 persist no",
+	    "interface vm tap vm bridge br0" },
+	{ "interface vm tap vm persist no", "interface vm tap vm" },
+	{ "interface lan pcap eth0 buffer 16m up no",
+	    "interface lan pcap eth0 buffer 16m up no" },
+	{ "interface lan pcap eth0 up yes buffer 1048576",
+	    "interface lan pcap eth0 buffer 1m" },
+	{ "interface lan pcap eth0 buffer 200000 promisc no",
+	    "interface lan pcap eth0 promisc no buffer 200000" },
 	{ "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"",
 	    "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"" },
 	{ "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"",
@@ -161,6 +176,8 @@ static const struct {
 	{ "add-link h1 10.0.0.1:655 aqm codel target 2.5ms rate 100mbit",
 	    "link h1 10.0.0.1:655 rate 100mbit aqm codel target 2500us" },
 	{ "set-link h1 rate 10mbit",		"set-link h1 rate 10mbit" },
+	{ "set-link h1 queue 256k",		"set-link h1 queue 256k" },
+	{ "set-link h1 rate 1mbit queue 1m",	"set-link h1 queue 1m rate 1mbit" },
 	{ "set-link h1 aqm codel target 100us interval 60s",
 	    "set-link h1 aqm codel target 100us interval 60000ms" },
 	{ "set-link h1 rate none aqm off",	"set-link h1 rate none aqm off" },
@@ -586,9 +603,9 @@ static const struct {
 	    "add-interface: expected " IFACE_USAGE },
 	{ "interface -g tap",		11, "interface: invalid name '-g'" },
 	{ "interface g1 foo",		14,
-	    "interface: unknown type 'foo' (expected tap or pcap)" },
+	    "interface: unknown type 'foo' (expected tap, pcap or qemu)" },
 	{ "interface g1 TAP",		14,
-	    "interface: unknown type 'TAP' (expected tap or pcap)" },
+	    "interface: unknown type 'TAP' (expected tap, pcap or qemu)" },
 	{ "interface g1 tap 0123456789abcdef", 18,
 	    "interface: invalid device name '0123456789abcdef'" },
 	{ "interface g1 tap a/b",	18,
@@ -597,7 +614,22 @@ static const struct {
 	{ "interface g1 tap ..",	18,
 	    "interface: invalid device name '..'" },
 	{ "interface g1 tap \"\"", 18, "interface: invalid device name ''" },
-	{ "interface g1 tap t x",	20, "interface: unexpected 'x'" },
+	{ "interface g1 tap t x",	20,
+	    "interface: unexpected 'x' (expected persist, bridge)" },
+	{ "interface vm qemu",		18, "interface: expected " IFACE_USAGE },
+	{ "interface vm qemu vm.sock",	19,
+	    "interface: path 'vm.sock' is not absolute" },
+	{ "interface vm qemu /a/b x",	24, "interface: unexpected 'x'" },
+	{ "interface vm qemu /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 19,
+	    "interface: path too long for a socket (max 107 characters)" },
+	{ "interface g1 tap t persist", 27,
+	    "interface: persist: expected yes or no" },
+	{ "interface g1 tap t bridge a/b", 27,
+	    "interface: invalid bridge name 'a/b'" },
+	{ "interface g1 tap t bridge b bridge c", 29,
+	    "interface: bridge given twice" },
+	{ "interface g1 tap t buffer 1m", 20,
+	    "interface: unexpected 'buffer' (expected persist, bridge)" },
 	{ "del-interface",		14, "del-interface: expected NAME" },
 	/* interface pcap. */
 	{ "interface lan pcap",		19, "interface: expected " IFACE_USAGE },
@@ -612,13 +644,23 @@ static const struct {
 	{ "interface lan pcap eth0 filter \"\"", 32,
 	    "interface: empty filter" },
 	{ "interface lan pcap eth0 snaplen 5", 25,
-	    "interface: unexpected 'snaplen' (expected promisc or filter)" },
+	    "interface: unexpected 'snaplen' (expected promisc, filter, buffer, up)" },
 	{ "interface lan pcap eth0 promisc no promisc yes", 36,
 	    "interface: promisc given twice" },
 	{ "interface lan pcap eth0 filter arp filter ip", 36,
 	    "interface: filter given twice" },
+	{ "interface lan pcap eth0 buffer", 31,
+	    "interface: buffer: expected BYTES" },
+	{ "interface lan pcap eth0 buffer 1k", 32,
+	    "interface: invalid buffer size '1k' (128k..1g)" },
+	{ "interface lan pcap eth0 buffer 2g", 32,
+	    "interface: invalid buffer size '2g' (128k..1g)" },
+	{ "interface lan pcap eth0 up down", 28,
+	    "interface: invalid value 'down' (expected yes or no)" },
+	{ "interface lan pcap eth0 up no up no", 31,
+	    "interface: up given twice" },
 	{ "interface lan pcap eth0 filter arp promisc no x", 47,
-	    "interface: unexpected 'x' (expected promisc or filter)" },
+	    "interface: unexpected 'x' (expected promisc, filter, buffer, up)" },
 	/* reload, save, add-listen, del-listen. */
 	{ "reload now",			8, "reload: unexpected 'now'" },
 	{ "save relative.conf",		6,
@@ -708,10 +750,10 @@ static const struct {
 	    "link: unexpected 'fast'" },
 	{ "set-link a",			11, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]" },
+	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
 	{ "set-link a congestion",	22, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]" },
+	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
 	{ "set-link a congestion Cubic", 23, "set-link: invalid congestion "
 	    "control 'Cubic' (a kernel's name for one, such as cubic or "
 	    "bbr, or default)" },

@@ -683,10 +683,11 @@ START_TEST(test_malformed)
 	ck_assert_int_eq(pass(v, VCC_FROM_GUEST, &f, &out, 0), VCC_PASS);
 	ck_assert_uint_eq(stats(v).bad_options, 1);
 	ck_assert_uint_eq(vcc_flow_count(v), 0);
-	/* Mid-stream segments of unknown flows pass untracked. */
-	LOAD(&f, v4_data);
+	/* A pure ACK of an unknown flow passes untracked (data picks up). */
+	LOAD(&f, v4_ack);
 	ck_assert_int_eq(pass(v, VCC_FROM_GUEST, &f, &out, 0), VCC_PASS);
 	ck_assert_uint_eq(stats(v).untracked, 1);
+	ck_assert_uint_eq(vcc_flow_count(v), 0);
 	vcc_free(v);
 }
 END_TEST
@@ -898,7 +899,7 @@ shares(struct vcc *v, uint64_t now)
 /* The total divided by weight among active flows, following them. */
 START_TEST(test_share)
 {
-	struct vcc	*v = vcc_new(16, 14);
+	struct vcc	*v = vcc_new(64, 14);
 	struct shares	 s;
 	uint16_t	 i;
 	uint64_t	 now = 1000;
@@ -990,7 +991,7 @@ END_TEST
 /* Both directions one entry; FIN, RST, idle timeout; a bounded table. */
 START_TEST(test_table)
 {
-	struct vcc	*v = vcc_new(4, 16);
+	struct vcc	*v = vcc_new(4 * VCC_IF_SHARE, 16);
 	struct frame	 f;
 	uint16_t	 i;
 
@@ -999,8 +1000,10 @@ START_TEST(test_table)
 		fr_sport(&f, 1, (uint16_t)(40000 + i));
 		must_pass(v, VCC_FROM_GUEST, &f, i);
 	}
+	/* One interface holds its share, a quarter. */
 	ck_assert_uint_eq(vcc_flow_count(v), 4);
-	ck_assert_uint_eq(stats(v).evictions, 2);
+	ck_assert_uint_eq(stats(v).over_share, 2);
+	ck_assert_uint_eq(stats(v).evictions, 0);
 	/* Half-open entries go after the short timeout. */
 	vcc_expire(v, 2 + VCC_LINGER_US - 1);
 	ck_assert_uint_eq(vcc_flow_count(v), 4);
@@ -1195,6 +1198,220 @@ START_TEST(test_config)
 }
 END_TEST
 
+/* A virtual-ECN flow of interface IF, open and with data out. */
+static void
+open_virtual(struct vcc *v, uint64_t now)
+{
+	struct frame	 f, out;
+
+	LOAD(&f, v4_syn);
+	pass(v, VCC_FROM_GUEST, &f, &out, now);
+	LOAD(&f, v4_synack);
+	fr_flags(&f, TCP_ECE, 0);
+	pass(v, VCC_TO_GUEST, &f, &out, now);
+	LOAD(&f, v4_ack);
+	must_pass(v, VCC_FROM_GUEST, &f, now);
+	ck_assert_str_eq(flow(v, now).ecn, "virtual");
+}
+
+/*
+ * Another guest's SYN flood (60,000 SYNs on interface "flood") against the
+ * default table: it churns its own quarter, and IF's virtual-ECN flow keeps
+ * its state (its data still leaves ECT(0)).
+ */
+START_TEST(test_syn_flood_quota)
+{
+	struct vcc	*v = vcc_new(0, 17);
+	struct frame	 f, out;
+	uint32_t	 i;
+
+	apply(v, "vcc " IF " ecn virtual");
+	open_virtual(v, 0);
+	for (i = 0; i < 60000; i++) {
+		LOAD(&f, v4_syn);
+		fr_sport(&f, 1, (uint16_t)(1024 + i));
+		vcc_frame(v, "flood", VCC_FROM_GUEST, f.b, f.len, out.b, 0,
+		    1 + i);
+	}
+	ck_assert_uint_eq(vcc_flow_count(v),
+	    VCC_FLOWS_DEFAULT / VCC_IF_SHARE + 1);
+	ck_assert_uint_eq(stats(v).over_share,
+	    60000 - VCC_FLOWS_DEFAULT / VCC_IF_SHARE);
+	ck_assert_uint_eq(stats(v).evictions, 0);
+	LOAD(&f, v4_data);
+	ck_assert_int_eq(pass(v, VCC_FROM_GUEST, &f, &out, 70000),
+	    VCC_REWRITTEN);
+	ck_assert_uint_eq(out_ecn(&out), PKT_ECN_ECT0);
+	ck_assert_uint_eq(stats(v).picked_up, 0);
+	vcc_free(v);
+}
+END_TEST
+
+/* A full table takes from the interface that holds the most. */
+START_TEST(test_table_full_fattest)
+{
+	struct vcc	*v = vcc_new(4 * VCC_IF_SHARE, 18);
+	struct frame	 f, out;
+	const char	*ifs[] = { "a", "b", "c", "d" };
+	uint16_t	 i, j;
+
+	/* a, b, c hold 4 each, d 3: one more on e fills the table */
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < (i == 3 ? 3 : 4); j++) {
+			LOAD(&f, v4_syn);
+			fr_sport(&f, 1, (uint16_t)(1000 + 10 * i + j));
+			vcc_frame(v, ifs[i], VCC_FROM_GUEST, f.b, f.len, out.b,
+			    0, 10 * i + j);
+		}
+	LOAD(&f, v4_syn);
+	vcc_frame(v, "e", VCC_FROM_GUEST, f.b, f.len, out.b, 0, 100);
+	ck_assert_uint_eq(vcc_flow_count(v), 16);
+	ck_assert_uint_eq(stats(v).evictions, 0);
+	/* e's second: a is the first of those holding the most */
+	LOAD(&f, v4_syn);
+	fr_sport(&f, 1, 2000);
+	vcc_frame(v, "e", VCC_FROM_GUEST, f.b, f.len, out.b, 0, 101);
+	ck_assert_uint_eq(vcc_flow_count(v), 16);
+	ck_assert_uint_eq(stats(v).evictions, 1);
+	LOAD(&f, v4_syn);
+	fr_sport(&f, 1, 2001);
+	vcc_frame(v, "e", VCC_FROM_GUEST, f.b, f.len, out.b, 0, 102);
+	ck_assert_uint_eq(stats(v).evictions, 2);
+	/* then b: d (3) is never the one while others hold 4 */
+	LOAD(&f, v4_syn);
+	fr_sport(&f, 1, 2002);
+	vcc_frame(v, "e", VCC_FROM_GUEST, f.b, f.len, out.b, 0, 103);
+	ck_assert_uint_eq(stats(v).evictions, 3);
+	ck_assert_uint_eq(stats(v).over_share, 0);
+	vcc_free(v);
+}
+END_TEST
+
+/*
+ * A virtual-ECN connection seen first mid-stream (its entry evicted, or the
+ * daemon restarted): the guest's data is not ECT, the remote's is, so ECN
+ * was negotiated on the guest's behalf and the flow is virtual again: the
+ * guest's data leaves ECT(0), ECE is hidden and cuts the window, CE toward
+ * the guest is cleared.
+ */
+START_TEST(test_pickup_virtual_ecn)
+{
+	struct vcc		*v = vcc_new(16, 19);
+	struct frame		 f, out;
+	struct vcc_flow_info	 fi;
+
+	apply(v, "vcc " IF " ecn virtual");
+	LOAD(&f, v4_data);			/* 100 bytes, not ECT */
+	must_pass(v, VCC_FROM_GUEST, &f, 1000);
+	fi = flow(v, 1000);
+	ck_assert_str_eq(fi.state, "picked-up");
+	ck_assert_str_eq(fi.ecn, "unknown");
+	ck_assert(fi.guest_opened);		/* port 5201 is the server's */
+	ck_assert_uint_eq(stats(v).picked_up, 1);
+	ck_assert_uint_eq(stats(v).untracked, 0);
+
+	/* The remote's data is ECT(0): negotiated.  It reaches the guest
+	 * unchanged while the guest's side is not known twice. */
+	LOAD(&f, v4_rdata);
+	fr_ecn(&f, PKT_ECN_ECT0);
+	must_pass(v, VCC_TO_GUEST, &f, 2000);
+	ck_assert_str_eq(flow(v, 2000).ecn, "unknown");
+
+	/* The guest's next data, not ECT either: virtual, sent ECT(0). */
+	LOAD(&f, v4_data);
+	fr_seq(&f, ISN_G + 1 + 100);
+	ck_assert_int_eq(pass(v, VCC_FROM_GUEST, &f, &out, 3000),
+	    VCC_REWRITTEN);
+	ck_assert_uint_eq(out_ecn(&out), PKT_ECN_ECT0);
+	ck_assert_str_eq(flow(v, 3000).ecn, "virtual");
+
+	/* ECE on the remote's ACK: hidden, and a cut. */
+	LOAD(&f, v4_dack);
+	fr_ack(&f, ISN_G + 1 + 200);
+	fr_flags(&f, TCP_ECE, 0);
+	ck_assert_int_eq(pass(v, VCC_TO_GUEST, &f, &out, 4000),
+	    VCC_REWRITTEN);
+	ck_assert_uint_eq(out_flags(&out) & TCP_ECE, 0);
+	ck_assert_uint_eq(flow(v, 4000).cuts, 1);
+
+	/* CE on the remote's data: cleared for the guest, ECE echoed. */
+	LOAD(&f, v4_rdata);
+	fr_seq(&f, ISN_R + 1 + 1000);
+	fr_ecn(&f, PKT_ECN_CE);
+	ck_assert_int_eq(pass(v, VCC_TO_GUEST, &f, &out, 5000),
+	    VCC_REWRITTEN);
+	ck_assert_uint_eq(out_ecn(&out), PKT_ECN_NOT_ECT);
+	LOAD(&f, v4_ack2);
+	ck_assert_int_eq(pass(v, VCC_FROM_GUEST, &f, &out, 6000),
+	    VCC_REWRITTEN);
+	ck_assert(out_flags(&out) & TCP_ECE);
+	vcc_free(v);
+}
+END_TEST
+
+/* A guest that does ECN itself, picked up: native, hands off. */
+START_TEST(test_pickup_native)
+{
+	struct vcc	*v = vcc_new(16, 20);
+	struct frame	 f, out;
+
+	apply(v, "vcc " IF " ecn virtual");
+	LOAD(&f, v4_data);
+	fr_ecn(&f, PKT_ECN_ECT0);
+	must_pass(v, VCC_FROM_GUEST, &f, 1000);
+	ck_assert_str_eq(flow(v, 1000).ecn, "native");
+	LOAD(&f, v4_dack);
+	fr_flags(&f, TCP_ECE, 0);
+	ck_assert_int_eq(pass(v, VCC_TO_GUEST, &f, &out, 2000), VCC_PASS);
+	/* Without ECT anywhere it stays unknown: nothing is rewritten. */
+	LOAD(&f, v4_data);
+	fr_sport(&f, 1, 41000);
+	must_pass(v, VCC_FROM_GUEST, &f, 3000);
+	fr_seq(&f, ISN_G + 1 + 100);
+	must_pass(v, VCC_FROM_GUEST, &f, 3100);
+	ck_assert_uint_eq(stats(v).picked_up, 2);
+	ck_assert_uint_eq(stats(v).rewritten, 0);
+	vcc_free(v);
+}
+END_TEST
+
+/*
+ * Window scales of a picked-up flow are estimated from below: the remote
+ * advertises 64 (in its real scale 10: 64 KiB) and the guest has 30,000
+ * bytes in flight, so the scale is at least 9.  A share of 20,000 bytes
+ * then lowers the window to 40 units: 40 KiB in the real scale, above the
+ * target (never below it), where with scale 0 it would not be lowered.
+ */
+START_TEST(test_pickup_scale)
+{
+	struct vcc		*v = vcc_new(16, 21);
+	struct frame		 f, out;
+	uint32_t		 off;
+
+	apply(v, "vcc share " IF " window 20000");
+	LOAD(&f, v4_data);
+	must_pass(v, VCC_FROM_GUEST, &f, 1000);
+	LOAD(&f, v4_dack);
+	fr_ack(&f, ISN_G + 1 + 100);
+	fr_win(&f, 64);
+	pass(v, VCC_TO_GUEST, &f, &out, 1100);
+	for (off = 100; off < 30100; off += 100) {
+		LOAD(&f, v4_data);
+		fr_seq(&f, ISN_G + 1 + off);
+		must_pass(v, VCC_FROM_GUEST, &f, 1200);
+	}
+	ck_assert_uint_eq(flow(v, 1200).ws_remote, 9);
+	LOAD(&f, v4_dack);
+	fr_ack(&f, ISN_G + 1 + 200);
+	fr_win(&f, 64);
+	ck_assert_int_eq(pass(v, VCC_TO_GUEST, &f, &out, 1300),
+	    VCC_REWRITTEN);
+	ck_assert_uint_eq(out_win(&out), 40);
+	ck_assert_uint_ge(40u << 10, 20000);
+	vcc_free(v);
+}
+END_TEST
+
 static Suite *
 vcc_suite(void)
 {
@@ -1221,6 +1438,11 @@ vcc_suite(void)
 	tcase_add_test(tc, test_share);
 	tcase_add_test(tc, test_rate);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_syn_flood_quota);
+	tcase_add_test(tc, test_table_full_fattest);
+	tcase_add_test(tc, test_pickup_virtual_ecn);
+	tcase_add_test(tc, test_pickup_native);
+	tcase_add_test(tc, test_pickup_scale);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("statements");

@@ -75,6 +75,42 @@ $got
 expected:
 $expected"
 
+say "only a regular file is a configuration"
+mkfifo "$TMPD/fifo.conf"
+for f in "$TMPD/fifo.conf" /dev/zero "$TMPD"; do
+	rc=0
+	# timeout: a FIFO read as a file would wait for a writer for ever.
+	err=$(timeout 10 "$VNETD" -n -f "$f" 2>&1) || rc=$?
+	((rc == 1)) || fail "vnetd -n -f $f exited $rc, not 1 ($err)"
+	[[ $err == "$f: not a regular file ("*")" ]] || fail "vnetd -n -f $f said '$err'"
+	say "$err"
+done
+
+say "a line is bounded while it is read"
+# 100 MB without a newline, read with less than 64 MB resident (the most
+# the process ever held, from getrusage); the line is reported where it
+# stands and the lines after it are still checked.
+LONG=$TMPD/long.conf
+{
+	echo "node alpha"
+	head -c $((100 * 1024 * 1024)) /dev/zero | tr '\0' x
+	echo
+	echo "keepalive 0"
+} >"$LONG"
+rc=0
+maxrss=$(python3 -c '
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stderr=open(sys.argv[-1] + ".err", "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r.returncode)' "$VNETD" -n -f "$LONG") || rc=$?
+err=$(cat "$LONG.err")
+((rc == 1)) || fail "vnetd -n on a 100 MB line exited $rc, not 1 ($err)"
+expected="$LONG:2: line too long (more than 4096 characters)
+$LONG:3: keepalive: invalid seconds '0' (1..3600)"
+[[ $err == "$expected" ]] || fail "vnetd -n on a 100 MB line said '$err'"
+say "it held at most $maxrss KiB"
+((maxrss < 65536)) || fail "vnetd -n held $maxrss KiB to read a 100 MB line"
+
 require_root
 
 say "show config of a running daemon"

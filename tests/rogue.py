@@ -4,6 +4,7 @@ in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
 usage: rogue.py HOST PORT CA CERT KEY [records]
+       rogue.py --poison HOST PORT MAC SECONDS
 
 With "records" it speaks the control plane instead (routing auto): over one
 link it floods records, claims a thousand MACs, sends another node's
@@ -13,6 +14,14 @@ close the link.
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
 per case and exits 1 if the daemon left any connection open too long.
+
+--poison links (plain) as node "rogue" and waits for a frame from Ethernet
+source MAC; it then sends, under that frame's origin, the next POISON_PAIRS
+sequence numbers with frames of its own (to nobody), as an insider would to
+make the real frames that follow look like copies.  Then it sends
+BAD_OFFLOAD TCP super-frames of 60,000 bytes to guest 2 whose offload
+header asks for segments of 1 byte.  It stays linked for SECONDS, then says
+goodbye.
 """
 import os
 import socket
@@ -22,10 +31,18 @@ import sys
 import threading
 import time
 
-HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+POISON = sys.argv[1] == "--poison"
+if POISON:
+    HOST, PORT, MAC, SECONDS = (sys.argv[2], int(sys.argv[3]),
+                                bytes.fromhex(sys.argv[4].replace(":", "")),
+                                float(sys.argv[5]))
+else:
+    HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
 HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
-HELLO, FRAME, NODE = 1, 2, 5
+HELLO, FRAME, KEEPALIVE, BYE, NODE = 1, 2, 3, 4, 5
 CAP_NODES = 0x0002
+POISON_PAIRS = 4000
+BAD_OFFLOAD = 10
 
 failures = []
 lock = threading.Lock()
@@ -131,6 +148,69 @@ def flood(n):
     say("flood: %d connections, %d closed at once" % (len(socks), shut))
     if shut == 0:
         failures.append("flood")
+
+
+def recv_exactly(s, n):
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("closed by the daemon")
+        data += chunk
+    return data
+
+
+def bad_offload_frame(seq):
+    """A 60,000-byte TCP/IPv4 super-frame to guest 2 asking for segment
+    size 1 (virtio-net header: NEEDS_CSUM, TCPV4, little-endian)."""
+    payload = bytes(60000)
+    tcp = struct.pack("!HHIIBBHHH", 40000, 5201, 1, 1, 5 << 4, 0x10, 1000,
+                      0, 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload),
+                     1, 0x4000, 64, 6, 0, bytes([10, 77, 0, 98]),
+                     bytes([10, 77, 0, 2]))
+    eth = bytes.fromhex("020000000002020000000098") + b"\x08\x00"
+    vh = struct.pack("<BBHHHHH", 1, 1, 14 + 20 + 20, 1, 34, 16, 0)
+    msg = struct.pack("!II", 0x5eed, seq) + vh + eth + ip + tcp + payload
+    return hdr(FRAME, len(msg), 16) + msg
+
+
+def poison():
+    s = socket.create_connection((HOST, PORT), timeout=SECONDS)
+    s.sendall(hello())
+    deadline = time.monotonic() + SECONDS
+    forged_eth = (bytes.fromhex("020000000099020000000098") + b"\x88\xb5" +
+                  b"forged" + bytes(40))
+    done = False
+    while time.monotonic() < deadline:
+        s.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            mtype, _, _, _, length = struct.unpack("!BBBBI",
+                                                   recv_exactly(s, 8))
+            body = recv_exactly(s, length)
+        except socket.timeout:
+            break
+        if mtype != FRAME or done or body[8 + 12 + 6:8 + 12 + 12] != MAC:
+            continue
+        origin, seq = struct.unpack("!II", body[:8])
+        out = bytearray()
+        for i in range(1, POISON_PAIRS + 1):
+            pre = struct.pack("!II", origin, (seq + i) & 0xFFFFFFFF)
+            msg = pre + bytes(12) + forged_eth
+            out += hdr(FRAME, len(msg), 16) + msg
+        s.sendall(out)
+        say("poisoned origin %08x: sequence %d to %d" %
+            (origin, seq + 1, seq + POISON_PAIRS))
+        for i in range(BAD_OFFLOAD):
+            s.sendall(bad_offload_frame(i))
+        say("sent %d super-frames with segment size 1" % BAD_OFFLOAD)
+        done = True
+    s.sendall(hdr(BYE, 0))
+    s.close()
+    if not done:
+        say("no frame from %s came" % MAC.hex(":"))
+        return 1
+    return 0
 
 
 def record(name, seq, lifetime=3, links=(), macs=(), trailing=b""):
@@ -243,4 +323,4 @@ def main():
     return 0
 
 
-sys.exit(main())
+sys.exit(poison() if POISON else main())

@@ -1,0 +1,389 @@
+/*
+ * The qemu backend: a virtual machine joins through QEMU's own stream
+ * network backend over a Unix socket, with no TAP device and no privilege
+ * beyond the socket's permissions:
+ *
+ *   -netdev stream,id=n0,server=off,addr.type=unix,addr.path=PATH
+ *
+ * vnetd listens on PATH and QEMU connects (server=off), so that a VM can
+ * be started, stopped and started again while the daemon keeps its place:
+ * each new QEMU connects anew and the interface comes up with it.  One
+ * connection at a time: another one, while a VM is connected, is refused.
+ *
+ * On the stream, each frame is a 4-byte big-endian length and the frame;
+ * no offload header, so QEMU offers the guest no offloads and its frames
+ * come complete, and super-frames from elsewhere are cut before they go.
+ * A length of 0 or more than QEMU itself sends (QEMUIF_FRAME_MAX) breaks
+ * the stream: the connection is closed, and only it.
+ *
+ * Frames for the VM wait in a buffer of QEMUIF_OUT_MAX bytes while the
+ * socket is full; a frame that does not fit is dropped and counted, as a
+ * full device queue drops it.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "buf.h"
+#include "daemon.h"
+#include "iface.h"
+#include "log.h"
+#include "wire.h"
+
+#define QEMUIF_OUT_MAX		(1024 * 1024)
+#define QEMUIF_IN_MAX		(QEMUIF_HDR_LEN + QEMUIF_FRAME_MAX)
+#define QEMUIF_SOCK_MODE	0660
+#define QEMUIF_LOG_MS		10000	/* refusals logged at most this often */
+
+/* Lives as long as the interface: the socket QEMU connects to. */
+struct qemuif_listener {
+	int		 fd;
+	struct event	*ev;
+	struct iface	*ifc;
+	uint64_t	 refused_ms;	/* last refusal logged */
+	uint64_t	 refused;	/* since then, not logged */
+};
+
+/* One connection of a QEMU. */
+struct qemuif {
+	int		 fd;
+	struct event	*wev;		/* armed while out[] holds bytes */
+	size_t		 in_len;
+	size_t		 out_len;
+	uint8_t		 in[QEMUIF_IN_MAX];
+	uint8_t		 out[QEMUIF_OUT_MAX];
+};
+
+int
+qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
+    void (*cb)(const uint8_t *, size_t, void *), void *arg)
+{
+	struct rbuf	 b;
+	const uint8_t	*frame;
+	uint32_t	 flen;
+	int		 n = 0;
+
+	rbuf_init(&b, buf, len);
+	*used = 0;
+	for (;;) {
+		if (rbuf_get_u32(&b, &flen) == -1)
+			break;
+		if (flen == 0 || flen > QEMUIF_FRAME_MAX)
+			return -1;
+		if (rbuf_get_ptr(&b, flen, &frame) == -1)
+			break;
+		cb(frame, flen, arg);
+		*used = len - rbuf_left(&b);
+		n++;
+	}
+	return n;
+}
+
+static const char *
+qemuif_path(const struct iface *ifc)
+{
+	return ifc->conf.path;
+}
+
+static void
+qemuif_frame(const uint8_t *frame, size_t len, void *arg)
+{
+	struct iface	*ifc = arg;
+
+	/* Longer than a link carries: QEMU allows a little more. */
+	if (len > WIRE_FRAME_MAX) {
+		ifc->c.drops++;
+		return;
+	}
+	iface_input(ifc, NULL, frame, len);
+}
+
+static int
+qemuif_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
+{
+	struct qemuif	*q = ifc->softc;
+	ssize_t		 n;
+	size_t		 used;
+	int		 frames;
+
+	(void)max;
+	do {
+		n = read(q->fd, q->in + q->in_len, sizeof(q->in) - q->in_len);
+	} while (n == -1 && errno == EINTR);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n <= 0) {
+		snprintf(err, errlen, "QEMU %s", n == 0 ? "disconnected" :
+		    strerror(errno));
+		return -1;
+	}
+	q->in_len += (size_t)n;
+	if ((frames = qemuif_parse(q->in, q->in_len, &used, qemuif_frame,
+	    ifc)) == -1) {
+		snprintf(err, errlen, "QEMU sent a frame length out of range");
+		return -1;
+	}
+	/* softc may be gone: a frame forwarded can take the interface down. */
+	if ((q = ifc->softc) == NULL)
+		return frames;
+	memmove(q->in, q->in + used, q->in_len - used);
+	q->in_len -= used;
+	return frames;
+}
+
+/* Writes what waits; 0, or -1 when the connection failed. */
+static int
+qemuif_flush(struct qemuif *q)
+{
+	ssize_t	 n;
+
+	while (q->out_len > 0) {
+		n = write(q->fd, q->out, q->out_len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0)
+			return -1;
+		memmove(q->out, q->out + n, q->out_len - (size_t)n);
+		q->out_len -= (size_t)n;
+	}
+	if (q->out_len > 0)
+		return event_add(q->wev, NULL);
+	return event_del(q->wev);
+}
+
+static void
+qemuif_writecb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct iface	*ifc = arg;
+
+	(void)fd;
+	(void)ev;
+	if (ifc->softc != NULL && qemuif_flush(ifc->softc) == -1)
+		iface_read_failed(ifc, errno != 0 ? errno : EPIPE);
+}
+
+static int
+qemuif_write(struct iface *ifc, const uint8_t *buf, size_t len)
+{
+	struct qemuif	*q = ifc->softc;
+	uint8_t		*p;
+
+	if (len > QEMUIF_FRAME_MAX ||
+	    QEMUIF_HDR_LEN + len > sizeof(q->out) - q->out_len) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	p = q->out + q->out_len;
+	p[0] = (uint8_t)(len >> 24);
+	p[1] = (uint8_t)(len >> 16);
+	p[2] = (uint8_t)(len >> 8);
+	p[3] = (uint8_t)len;
+	memcpy(p + QEMUIF_HDR_LEN, buf, len);
+	q->out_len += QEMUIF_HDR_LEN + len;
+	/* A failed connection shows at the next read; the frame is gone. */
+	(void)qemuif_flush(q);
+	return 0;
+}
+
+/* A connection waiting: the "device" is there.  ENODEV while none is. */
+static int
+qemuif_open(struct iface *ifc, char *err, size_t errlen)
+{
+	struct qemuif_listener	*l = ifc->backend;
+	struct qemuif		*q;
+	int			 fd, e;
+
+	if ((fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) == -1) {
+		e = errno;
+		snprintf(err, errlen, "no QEMU connected to %s%s%s",
+		    qemuif_path(ifc), e == EAGAIN || e == EWOULDBLOCK ? "" :
+		    ": ", e == EAGAIN || e == EWOULDBLOCK ? "" : strerror(e));
+		errno = e == EAGAIN || e == EWOULDBLOCK || e == ECONNABORTED ?
+		    ENODEV : e;
+		return -1;
+	}
+	if ((q = calloc(1, sizeof(*q))) == NULL ||
+	    (q->wev = event_new(ifc->d->base, fd, EV_WRITE, qemuif_writecb,
+	    ifc)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", qemuif_path(ifc));
+		free(q);
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	q->fd = fd;
+	ifc->softc = q;
+	log_info("interface %s: QEMU connected to %s", ifc->name,
+	    qemuif_path(ifc));
+	return fd;
+}
+
+static void
+qemuif_close(struct iface *ifc)
+{
+	struct qemuif	*q = ifc->softc;
+
+	if (q != NULL) {
+		event_free(q->wev);
+		close(q->fd);
+		free(q);
+	}
+	ifc->softc = NULL;
+	ifc->fd = -1;
+}
+
+static int
+qemuif_present(struct iface *ifc)
+{
+	return ifc->softc != NULL;
+}
+
+/* A QEMU knocks: while one is connected, the newcomer is turned away. */
+static void
+qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct qemuif_listener	*l = arg;
+	uint64_t		 now;
+	int			 s;
+
+	(void)ev;
+	if (!l->ifc->up) {
+		iface_dev_appeared(l->ifc);
+		return;
+	}
+	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		return;
+	close(s);
+	/* Whoever can reach the socket could fill the log: once in a while. */
+	now = vnetd_now_ms();
+	if (l->refused_ms != 0 && now - l->refused_ms < QEMUIF_LOG_MS) {
+		l->refused++;
+		return;
+	}
+	log_warnx("interface %s: a second connection to %s refused: a VM is "
+	    "connected (%llu more refused unlogged)", l->ifc->name,
+	    qemuif_path(l->ifc), (unsigned long long)l->refused);
+	l->refused_ms = now;
+	l->refused = 0;
+}
+
+/*
+ * A socket left at the path by a daemon that is gone is replaced; one that
+ * something answers on is another's.
+ */
+static int
+qemuif_clear_path(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	struct stat		 sb;
+	int			 s, r;
+
+	if (lstat(path, &sb) == -1)
+		return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s",
+		    path, strerror(errno)), -1);
+	if (!S_ISSOCK(sb.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket", path);
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	r = connect(s, (struct sockaddr *)&sun, sizeof(sun));
+	close(s);
+	if (r == 0) {
+		snprintf(err, errlen, "%s is in use by another program", path);
+		return -1;
+	}
+	if (unlink(path) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+qemuif_attach(struct iface *ifc, char *err, size_t errlen)
+{
+	struct qemuif_listener	*l;
+	struct sockaddr_un	 sun;
+	const char		*path = qemuif_path(ifc);
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "%s: path too long for a socket", path);
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (qemuif_clear_path(path, err, errlen) == -1)
+		return -1;
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	l->ifc = ifc;
+	if ((l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(l->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, QEMUIF_SOCK_MODE) == -1 || listen(l->fd, 4) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (l->fd != -1)
+			close(l->fd);
+		free(l);
+		return -1;
+	}
+	if ((l->ev = event_new(ifc->d->base, l->fd, EV_READ | EV_PERSIST,
+	    qemuif_acceptcb, l)) == NULL || event_add(l->ev, NULL) == -1) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		if (l->ev != NULL)
+			event_free(l->ev);
+		close(l->fd);
+		unlink(path);
+		free(l);
+		return -1;
+	}
+	ifc->backend = l;
+	return 0;
+}
+
+static void
+qemuif_detach(struct iface *ifc)
+{
+	struct qemuif_listener	*l = ifc->backend;
+
+	if (l == NULL)
+		return;
+	event_free(l->ev);
+	close(l->fd);
+	(void)unlink(qemuif_path(ifc));
+	free(l);
+	ifc->backend = NULL;
+}
+
+const struct iface_ops qemuif_ops = {
+	.type = "qemu",
+	.open = qemuif_open,
+	.read = NULL,
+	.write = qemuif_write,
+	.close = qemuif_close,
+	.dispatch = qemuif_dispatch,
+	.present = qemuif_present,
+	.attach = qemuif_attach,
+	.detach = qemuif_detach,
+};
