@@ -88,11 +88,12 @@ void		 routing_show_macs(struct routing *, struct evbuffer *);
 void		 routing_show_stats(struct routing *, struct evbuffer *);
 /*
  * Shortcuts (adapt.h): 1 if link l is one this node made (never saved);
- * the origin, trigger and reason columns of `show links` for l.
+ * `show links`: "auto" for a shortcut (ours or the peer's) with the rate
+ * that made it in trigger and why in *reason, else "-".
  */
 int		 routing_link_auto(const struct routing *, const struct link *);
-void		 routing_show_link(struct routing *, const struct link *,
-		    struct evbuffer *);
+const char	*routing_link_origin(const struct routing *, const struct link *,
+		    char *trigger, size_t len, const char **reason);
 /* Its statements for `show config`: routing, advertise, adapt. */
 void		 routing_config(struct routing *,
 		    void (*cb)(const struct stmt *, void *), void *arg);

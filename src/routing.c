@@ -1082,25 +1082,22 @@ routing_link_auto(const struct routing *r, const struct link *l)
 	return p != NULL && adapt_ours(p->state);
 }
 
-void
-routing_show_link(struct routing *r, const struct link *l,
-    struct evbuffer *out)
+const char *
+routing_link_origin(const struct routing *r, const struct link *l,
+    char *trigger, size_t len, const char **reason)
 {
 	const struct adapt_peer *p;
-	char		 rate[32];
 
+	snprintf(trigger, len, "-");
+	*reason = "-";
 	if (r == NULL || r->adapt == NULL ||
 	    (p = adapt_find(r->adapt, l->name)) == NULL ||
 	    !(routing_link_auto(r, l) || (p->state == ADAPT_PEER &&
-	    !l->configured))) {
-		evbuffer_add_printf(out, "-\t-\t-\n");
-		return;
-	}
-	evbuffer_add_printf(out, "auto\t%s\t%s%s\n",
-	    adapt_rate_format(p->trigger, rate, sizeof(rate)),
-	    p->state == ADAPT_PEER ? "dialled by the peer: " : "",
-	    p->state == ADAPT_PEER ? "pair traffic above the threshold" :
-	    p->reason);
+	    !l->configured)))
+		return "-";
+	adapt_rate_format(p->trigger, trigger, len);
+	*reason = p->state == ADAPT_PEER ? "dialled by the peer" : p->reason;
+	return "auto";
 }
 
 static void

@@ -99,7 +99,7 @@ done
 
 # Bytes the proxy's links sent (links_sum prints large sums in floating point).
 proxy_out() {
-	vctl proxy -t show links | awk -F'\t' '{ s += $8 } END { printf "%d\n", s }'
+	vctl proxy -t show links all | awk -F'\t' '{ s += $8 } END { printf "%d\n", s }'
 }
 # Shortcuts up: two-way links between hosts in the proxy's view.
 shortcuts() {
