@@ -1877,7 +1877,7 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 
 	if (!all)
 		evbuffer_add_printf(out, "%%columns name\tstate\tpeer\tsince\t"
-		    "rate_in\trate_out\torigin\tlast_error\n");
+		    "rate_in\trate_out\tlast_error\torigin\n");
 	else
 		evbuffer_add_printf(out, "%%columns name\tstate\tdir\tpeer\t"
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
@@ -1901,8 +1901,8 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		if (!all) {
 			evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t"
 			    "%s\n", l->name, link_state_name(l->state), peer,
-			    since, in, outr, origin, l->last_error[0] != '\0' ?
-			    l->last_error : "-");
+			    since, in, outr, l->last_error[0] != '\0' ?
+			    l->last_error : "-", origin);
 			continue;
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
