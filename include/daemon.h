@@ -122,6 +122,7 @@ struct vnetd {
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	struct routing		*routing;	/* the control plane */
+	struct http		*http;		/* the status server, or NULL */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 };
 

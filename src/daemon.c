@@ -29,6 +29,7 @@
 #include "ether.h"
 #include "fwd.h"
 #include "gso.h"
+#include "http.h"
 #include "iface.h"
 #include "link.h"
 #include "log.h"
@@ -183,6 +184,8 @@ vnetd_free(struct vnetd *d)
 	reload_cancel(d);
 	if (d->control != NULL)
 		control_close(d->control);
+	http_free(d->http);
+	d->http = NULL;
 	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
 		TAILQ_REMOVE(&d->listeners, ls, entry);
 		listener_free(ls);
@@ -485,6 +488,8 @@ vnetd_startup_only(enum stmt_kind kind)
 	/* Peers are told in the hello; our record says where we are. */
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
+	/* Its socket is bound before privileges are dropped. */
+	case STMT_HTTP:
 		return 1;
 	default:
 		return 0;
@@ -605,6 +610,14 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 		return routing_apply(d->routing, st, err, errlen);
+	case STMT_HTTP:
+		if (d->http != NULL) {
+			snprintf(err, errlen, "http: given twice");
+			return -1;
+		}
+		if ((d->http = http_new(d, st, err, errlen)) == NULL)
+			return -1;
+		return 0;
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -1037,6 +1050,8 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	st.flag = d->threads;
 	cb(&st, arg);
 	routing_config(d->routing, cb, arg);
+	if (d->http != NULL)
+		cb(http_conf(d->http), arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;

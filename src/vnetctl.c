@@ -11,7 +11,7 @@
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
+	fprintf(stderr, "usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n"
 	    "verbs: add-link, del-link, add-route, del-route, add-interface,\n"
 	    "       del-interface, add-listen, del-listen, learn, keepalive,\n"
 	    "       set-link NAME OPTIONS, reload, save [FILE], vcc, del-vcc,\n"
@@ -59,9 +59,10 @@ main(int argc, char **argv)
 	const char	*sock = VNETD_SOCKET;
 	char		 req[CTL_REQUEST_MAX], err[512];
 	char		 cwd[PATH_MAX], abspath[PATH_MAX + 2];
-	int		 ch, tabular = 0, fd, r;
+	int		 ch, tabular = 0, header = 0, json = 0, fd, r;
+	enum out_format	 fmt;
 
-	while ((ch = getopt(argc, argv, "s:th")) != -1) {
+	while ((ch = getopt(argc, argv, "s:tjHh")) != -1) {
 		switch (ch) {
 		case 's':
 			sock = optarg;
@@ -69,14 +70,26 @@ main(int argc, char **argv)
 		case 't':
 			tabular = 1;
 			break;
+		case 'H':
+			header = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
 		default:
 			usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0)
+	if (argc == 0 || (json && tabular) || (header && !tabular))
 		usage();
+	if (json)
+		fmt = OUT_JSON;
+	else if (tabular)
+		fmt = header ? OUT_TSV_HEADER : OUT_TSV;
+	else
+		fmt = OUT_TEXT;
 	/* The daemon runs in /: a file to save to is named from here. */
 	if (strcmp(argv[0], "save") == 0 && argc == 2 && argv[1][0] != '/' &&
 	    argv[1][0] != '\0') {
@@ -97,7 +110,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "vnetctl: %s: %s\n", sock, strerror(errno));
 		return 1;
 	}
-	r = ctl_request(fd, req, stdout, stderr, tabular, err, sizeof(err));
+	r = ctl_request(fd, req, stdout, stderr, fmt, err, sizeof(err));
 	close(fd);
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "vnetctl: stdout: %s\n", strerror(errno));
