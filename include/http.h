@@ -26,11 +26,14 @@ enum http_kind {
 	HTTP_API = 1,		/* show: the statement in line */
 	HTTP_METRICS,
 	HTTP_INDEX,		/* the list of endpoints */
+	HTTP_HISTORY,		/* one series: link or not, and name */
 };
 
 struct http_target {
 	enum http_kind	 kind;
 	char		 line[128];	/* HTTP_API: "show ..." */
+	int		 link;		/* HTTP_HISTORY: 1 link, 0 interface */
+	char		 name[STMT_NAME_MAX + 1];	/* HTTP_HISTORY */
 };
 
 /*

@@ -29,6 +29,7 @@
 #include "ether.h"
 #include "fwd.h"
 #include "gso.h"
+#include "history.h"
 #include "http.h"
 #include "iface.h"
 #include "link.h"
@@ -100,6 +101,7 @@ vnetd_init(struct vnetd *d)
 	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
 	    (d->routing = routing_new(d)) == NULL ||
+	    (d->history = history_new()) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
@@ -118,6 +120,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 
 	fwd_age(d->fwd, vnetd_now_ms());
 	vcc_expire(d->vcc, vnetd_now_us());
+	history_collect(d->history, d);
 }
 
 static void
@@ -204,6 +207,7 @@ vnetd_free(struct vnetd *d)
 		iface_free(ifc);
 	}
 	routing_free(d->routing);
+	history_free(d->history);
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
@@ -746,9 +750,9 @@ show_links(struct vnetd *d, struct evbuffer *out)
 	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
 	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
 	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate\t"
-	    "fat_drops");
+	    "fat_drops" HISTORY_COLUMNS);
 	TAILQ_FOREACH(l, &d->links, entry) {
-		char addr[STMT_HOST_MAX + 10], rate[32];
+		char addr[STMT_HOST_MAX + 10], rate[32], rates[160];
 		const struct sched *sc = &l->sched;
 
 		if (l->conn != NULL)
@@ -760,7 +764,7 @@ show_links(struct vnetd *d, struct evbuffer *out)
 			peer = "-";
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t"
-		    "%llu\n", l->name,
+		    "%llu%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -777,7 +781,9 @@ show_links(struct vnetd *d, struct evbuffer *out)
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
 		    sizeof(rate)) : "-",
-		    (unsigned long long)sc->c.fat_drops);
+		    (unsigned long long)sc->c.fat_drops,
+		    history_fields(d->history, HISTORY_LINK, l->name, rates,
+		    sizeof(rates)));
 	}
 }
 
@@ -785,19 +791,22 @@ static void
 show_interfaces(struct vnetd *d, struct evbuffer *out)
 {
 	struct iface	*ifc;
+	char		 rates[160];
 
 	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tcapture_drops");
+	    "frames_out\tbytes_out\tdrops\tcapture_drops" HISTORY_COLUMNS);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\n", ifc->name, ifc->ops->type,
+		    "%llu\t%llu\t%llu%s\n", ifc->name, ifc->ops->type,
 		    iface_devname(ifc), ifc->up ? "up" : "down",
 		    (unsigned long long)ifc->c.frames_in,
 		    (unsigned long long)ifc->c.bytes_in,
 		    (unsigned long long)ifc->c.frames_out,
 		    (unsigned long long)ifc->c.bytes_out,
 		    (unsigned long long)iface_drops(ifc),
-		    (unsigned long long)iface_capture_drops(ifc));
+		    (unsigned long long)iface_capture_drops(ifc),
+		    history_fields(d->history, HISTORY_IFACE, ifc->name,
+		    rates, sizeof(rates)));
 }
 
 static void

@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "daemon.h"
+#include "history.h"
 #include "http.h"
 #include "iface.h"
 #include "link.h"
@@ -97,8 +98,8 @@ int
 http_parse_target(const char *uri, size_t len, struct http_target *t,
     char *err, size_t errlen)
 {
-	const char	*q, *seg[4];
-	size_t		 qlen = 0, pathlen, seglen[4], nseg = 0, i, start;
+	const char	*q, *seg[5];
+	size_t		 qlen = 0, pathlen, seglen[5], nseg = 0, i, start;
 	char		 thr[16];
 	const char	*path = uri;
 
@@ -122,7 +123,7 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 		if (i < pathlen && path[i] != '/')
 			continue;
 		if (i > start) {
-			if (nseg == 4) {
+			if (nseg == 5) {
 				snprintf(err, errlen, "no such path");
 				return -1;
 			}
@@ -157,6 +158,18 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	}
 	if (qlen != 0)
 		goto noquery;
+	if (nseg == 5 && http_seg_is(seg[2], seglen[2], "history") &&
+	    (http_seg_is(seg[3], seglen[3], "links") ||
+	    http_seg_is(seg[3], seglen[3], "interfaces")) &&
+	    http_name_ok(seg[4], seglen[4])) {
+		t->kind = HTTP_HISTORY;
+		t->link = seg[3][0] == 'l';
+		memcpy(t->name, seg[4], seglen[4]);
+		t->name[seglen[4]] = '\0';
+		return 0;
+	}
+	if (nseg == 5)
+		goto notfound;
 	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
 	    http_seg_is(seg[3], seglen[3], "nodes")) {
 		snprintf(t->line, sizeof(t->line), "show traffic nodes");
@@ -375,7 +388,8 @@ http_index(struct evbuffer *b)
 	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
 		evbuffer_add_printf(b, "/api/v1/%s\n", http_verbs[i]);
 	evbuffer_add_printf(b, "/api/v1/links/NAME\n/api/v1/traffic/nodes\n"
-	    "/api/v1/traffic/topology[?threshold=0..1]\n");
+	    "/api/v1/traffic/topology[?threshold=0..1]\n"
+	    "/api/v1/history/links/NAME\n/api/v1/history/interfaces/NAME\n");
 }
 
 static void
@@ -429,6 +443,14 @@ http_request(struct evhttp_request *req, void *arg)
 		evhttp_add_header(hdr, "Content-Type",
 		    "text/plain; version=0.0.4");
 		http_metrics(h->d, body);
+		break;
+	case HTTP_HISTORY:
+		if (history_json(h->d->history, t.link ? HISTORY_LINK :
+		    HISTORY_IFACE, t.name, http_evbuffer_sink, body) == -1) {
+			http_error(req, 404, "Not Found", "no such series");
+			goto done;
+		}
+		evhttp_add_header(hdr, "Content-Type", "application/json");
 		break;
 	case HTTP_API:
 		if (http_show(h->d, t.line, reply, err, sizeof(err)) == -1) {
