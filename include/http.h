@@ -6,9 +6,10 @@
  * It can change nothing: GET and HEAD only, and every API path maps to a
  * show statement, which is checked to be one before it runs.  Bounds: the
  * allow list of plain listeners (loopback alone without one), request
- * headers at most HTTP_HEADERS_MAX bytes, no body, HTTP_TIMEOUT seconds
- * to send a request, accepting paused while the process is out of
- * descriptors.
+ * headers at most HTTP_HEADERS_MAX bytes, no body, a connection lives at
+ * most HTTP_TIMEOUT seconds (however slowly it sends), at most
+ * HTTP_CONNS_MAX connections (more are shut as soon as accepted), and
+ * accepting paused while the process is out of descriptors.
  */
 #ifndef VNET_HTTP_H
 #define VNET_HTTP_H
@@ -19,7 +20,8 @@
 
 #define HTTP_HEADERS_MAX	8192
 #define HTTP_BODY_MAX		1024
-#define HTTP_TIMEOUT		10	/* seconds */
+#define HTTP_TIMEOUT		10	/* seconds: idle, and a connection's life */
+#define HTTP_CONNS_MAX		256	/* open at once; more are shut at once */
 #define HTTP_PATH_MAX		256
 
 enum http_kind {

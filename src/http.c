@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/queue.h>
+
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -22,8 +25,25 @@
 #include "out.h"
 #include "routing.h"
 
+/*
+ * Every connection, held (a reference on its bufferevent) until its
+ * deadline: evhttp times out idle connections only, and one that sends a
+ * byte a second is never idle.  At the deadline its socket is shut down,
+ * which ends it if evhttp still has it; the reference keeps the socket
+ * from being closed, and its number reused, before then.
+ */
+struct http_conn {
+	TAILQ_ENTRY(http_conn)	 entry;
+	struct http		*h;
+	struct bufferevent	*bev;
+	struct event		*deadline;
+};
+
 struct http {
 	struct vnetd			*d;
+	TAILQ_HEAD(, http_conn)		 conns;
+	size_t				 nconns;
+	uint64_t			 shed;		/* over HTTP_CONNS_MAX */
 	struct evhttp			*http;
 	struct evhttp_bound_socket	*bound;
 	struct stmt			 conf;
@@ -474,6 +494,61 @@ http_request(struct evhttp_request *req, void *arg)
 }
 
 static void
+http_conn_free(struct http_conn *c)
+{
+	TAILQ_REMOVE(&c->h->conns, c, entry);
+	c->h->nconns--;
+	event_free(c->deadline);
+	bufferevent_decref(c->bev);
+	free(c);
+}
+
+static void
+http_conn_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_conn	*c = arg;
+	evutil_socket_t		 s = bufferevent_getfd(c->bev);
+
+	(void)fd;
+	(void)what;
+	if (s != -1)
+		shutdown(s, SHUT_RDWR);
+	http_conn_free(c);
+}
+
+/* evhttp asks for the bufferevent of each connection it accepts. */
+static struct bufferevent *
+http_bevcb(struct event_base *base, void *arg)
+{
+	struct http		*h = arg;
+	struct http_conn	*c;
+	struct bufferevent	*bev;
+	struct timeval		 tv = { HTTP_TIMEOUT, 0 };
+
+	if ((bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)) ==
+	    NULL)
+		return NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return bev;
+	if ((c->deadline = evtimer_new(base, http_conn_deadline, c)) == NULL) {
+		free(c);
+		return bev;
+	}
+	/* Over the limit: served by nobody, shut at the next turn. */
+	if (h->nconns >= HTTP_CONNS_MAX) {
+		h->shed++;
+		tv.tv_sec = 0;
+	}
+	c->h = h;
+	c->bev = bev;
+	bufferevent_incref(bev);
+	TAILQ_INSERT_TAIL(&h->conns, c, entry);
+	h->nconns++;
+	evtimer_add(c->deadline, &tv);
+	return bev;
+}
+
+static void
 http_accept_resume(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -508,6 +583,7 @@ http_new(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	}
 	h->d = d;
 	h->conf = *st;
+	TAILQ_INIT(&h->conns);
 	if ((h->http = evhttp_new(d->base)) == NULL) {
 		snprintf(err, errlen, "http: out of memory");
 		goto fail;
@@ -517,6 +593,7 @@ http_new(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	evhttp_set_max_body_size(h->http, HTTP_BODY_MAX);
 	evhttp_set_timeout(h->http, HTTP_TIMEOUT);
 	evhttp_set_gencb(h->http, http_request, h);
+	evhttp_set_bevcb(h->http, http_bevcb, h);
 	snprintf(host, sizeof(host), "%s",
 	    strcmp(st->addr.host, "*") == 0 ? "0.0.0.0" : st->addr.host);
 	h->bound = evhttp_bind_socket_with_handle(h->http, host, st->addr.port);
@@ -527,6 +604,8 @@ http_new(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	}
 	lev = evhttp_bound_socket_get_listener(h->bound);
 	evconnlistener_set_error_cb(lev, http_accept_error);
+	log_info("http: status server on %s:%u, %s", host, st->addr.port,
+	    st->nallow > 0 ? "with an allow list" : "loopback only");
 	return h;
  fail:
 	http_free(h);
@@ -546,5 +625,7 @@ http_free(struct http *h)
 		return;
 	if (h->http != NULL)
 		evhttp_free(h->http);
+	while (!TAILQ_EMPTY(&h->conns))
+		http_conn_free(TAILQ_FIRST(&h->conns));
 	free(h);
 }
