@@ -122,6 +122,8 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	size_t		 qlen = 0, pathlen, seglen[5], nseg = 0, i, start;
 	char		 thr[16];
 	const char	*path = uri;
+	struct stmt	 st;
+	struct stmt_error perr;
 
 	memset(t, 0, sizeof(*t));
 	if (len == 0 || len > HTTP_PATH_MAX || uri[0] != '/') {
@@ -174,6 +176,11 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 			return -1;
 		snprintf(t->line, sizeof(t->line), "show traffic topology%s%s",
 		    thr[0] != '\0' ? " " : "", thr);
+		/* The command language says which thresholds are valid. */
+		if (stmt_parse(t->line, &st, &perr) != 1) {
+			snprintf(err, errlen, "bad threshold: %s", perr.msg);
+			return -1;
+		}
 		return 0;
 	}
 	if (qlen != 0)
