@@ -24,10 +24,16 @@
 #define HTTP_CONNS_MAX		256	/* open at once; more are shut at once */
 #define HTTP_PATH_MAX		256
 
+/* The status page (src/www/index.html), made a string at build time. */
+extern const char	 http_page[];
+extern const size_t	 http_page_len;
+
 enum http_kind {
 	HTTP_API = 1,		/* show: the statement in line */
 	HTTP_METRICS,
-	HTTP_INDEX,		/* the list of endpoints */
+	HTTP_INDEX,		/* /api/v1: the list of endpoints */
+	HTTP_PAGE,		/* /: the status page */
+	HTTP_INFO,		/* /api/v1/info: node, network, version, uptime */
 	HTTP_HISTORY,		/* one series: link or not, and name */
 };
 

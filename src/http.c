@@ -48,6 +48,7 @@ struct http {
 	struct evhttp_bound_socket	*bound;
 	struct stmt			 conf;
 	uint64_t			 refused;	/* not on the list */
+	uint64_t			 started_ms;
 };
 
 /* The show verbs the API has, by path. */
@@ -157,6 +158,13 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	if (nseg == 0) {
 		if (qlen != 0)
 			goto noquery;
+		t->kind = HTTP_PAGE;
+		return 0;
+	}
+	if (nseg == 2 && http_seg_is(seg[0], seglen[0], "api") &&
+	    http_seg_is(seg[1], seglen[1], "v1")) {
+		if (qlen != 0)
+			goto noquery;
 		t->kind = HTTP_INDEX;
 		return 0;
 	}
@@ -211,6 +219,10 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	}
 	if (nseg != 3)
 		goto notfound;
+	if (http_seg_is(seg[2], seglen[2], "info")) {
+		t->kind = HTTP_INFO;
+		return 0;
+	}
 	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
 		if (http_seg_is(seg[2], seglen[2], http_verbs[i])) {
 			snprintf(t->line, sizeof(t->line), "show %s",
@@ -406,12 +418,29 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	    (unsigned long long)d->stats.frames_out);
 }
 
+/* One row, as a show table would give it, so that it renders the same. */
+static void
+http_info(struct http *h, struct evbuffer *body)
+{
+	struct evbuffer	*reply = evbuffer_new();
+
+	if (reply == NULL)
+		return;
+	evbuffer_add_printf(reply, "%%columns node\tnetwork\tversion\t"
+	    "uptime_s\n%s\t%s\t%s\t%llu\n", h->d->node, h->d->network,
+	    PACKAGE_VERSION,
+	    (unsigned long long)((vnetd_now_ms() - h->started_ms) / 1000));
+	http_render(reply, body);
+	evbuffer_free(reply);
+}
+
 static void
 http_index(struct evbuffer *b)
 {
 	size_t	 i;
 
-	evbuffer_add_printf(b, "vnetd status server\n\n/metrics\n");
+	evbuffer_add_printf(b, "vnetd status server\n\n/\n/metrics\n"
+	    "/api/v1/info\n");
 	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
 		evbuffer_add_printf(b, "/api/v1/%s\n", http_verbs[i]);
 	evbuffer_add_printf(b, "/api/v1/links/NAME\n/api/v1/traffic/nodes\n"
@@ -465,6 +494,20 @@ http_request(struct evhttp_request *req, void *arg)
 	case HTTP_INDEX:
 		evhttp_add_header(hdr, "Content-Type", "text/plain");
 		http_index(body);
+		break;
+	case HTTP_PAGE:
+		evhttp_add_header(hdr, "Content-Type",
+		    "text/html; charset=utf-8");
+		/* Everything is in the page: it may load nothing else. */
+		evhttp_add_header(hdr, "Content-Security-Policy",
+		    "default-src 'self'; script-src 'unsafe-inline'; "
+		    "style-src 'unsafe-inline'");
+		evbuffer_add_reference(body, http_page, http_page_len, NULL,
+		    NULL);
+		break;
+	case HTTP_INFO:
+		evhttp_add_header(hdr, "Content-Type", "application/json");
+		http_info(h, body);
 		break;
 	case HTTP_METRICS:
 		evhttp_add_header(hdr, "Content-Type",
@@ -591,6 +634,7 @@ http_new(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	h->d = d;
 	h->conf = *st;
 	TAILQ_INIT(&h->conns);
+	h->started_ms = vnetd_now_ms();
 	if ((h->http = evhttp_new(d->base)) == NULL) {
 		snprintf(err, errlen, "http: out of memory");
 		goto fail;

@@ -80,6 +80,13 @@ c=$(code host1 /api/v1/links -X DELETE) || true
 [[ $c =~ ^(405|501)$ ]] || fail "DELETE answered $c"
 vctl proxy -t show links | grep -q "^host1" || fail "link host1 is gone after the refused methods"
 
+get host1 / >"$TMPD/page.html" || fail "GET / failed"
+cmp -s "$TMPD/page.html" "$(dirname "$0")/../src/www/index.html" ||
+	fail "/ is not the status page of src/www/index.html"
+grep -Eq '(src|href)="?(https?:)?//' "$TMPD/page.html" && fail "the page loads something from elsewhere"
+get host1 /api/v1/info | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; sys.exit(0 if r["node"]=="proxy" and r["uptime_s"]>=0 else 1)' ||
+	fail "/api/v1/info does not name the proxy"
+
 say "/metrics"
 get host1 /metrics >"$TMPD/metrics.txt" || fail "GET /metrics failed"
 grep -Eq '^vnet_link_bytes_total\{node="proxy",link="host1",dir="in"\} [1-9][0-9]*$' "$TMPD/metrics.txt" ||
