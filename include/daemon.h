@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link.h"
 #include "sched.h"
 #include "stmt.h"
 
@@ -95,6 +96,7 @@ struct vnetd {
 	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
+	struct link_refusals	 refused;	/* the peers refused lately */
 
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
@@ -186,6 +188,13 @@ uint64_t vnetd_now_us(void);
 
 /* The node name used when the configuration has no node statement. */
 void	 vnetd_default_node(char *buf, size_t len);
+/*
+ * A route to a link that nothing can make (no such link, no listener for
+ * one to come in on, or this node's own name) is taken, with a warning:
+ * into buf, returned; NULL when there is nothing to say.
+ */
+const char *vnetd_route_warning(struct vnetd *, const struct stmt *,
+	    char *buf, size_t len);
 
 /*
  * Calls cb with every statement of the running state, in the order a

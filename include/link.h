@@ -57,6 +57,7 @@
 struct vnetd;
 struct bufferevent;
 struct event;
+struct evbuffer;
 struct fwd_port;
 struct link;
 struct ssl_st;
@@ -146,6 +147,21 @@ struct link_counters {
 	uint64_t	connects;	/* times it came up */
 };
 
+/* A peer refused lately (`show refused`): the last LINK_REFUSED_MAX. */
+#define LINK_REFUSED_MAX	32
+#define LINK_WHY_MAX		160
+struct link_refusal {
+	uint64_t	 at;				/* ms */
+	char		 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
+	char		 node[STMT_NAME_MAX + 1];	/* "" before a hello */
+	char		 why[LINK_WHY_MAX];
+};
+struct link_refusals {
+	struct link_refusal	 r[LINK_REFUSED_MAX];
+	size_t			 next;		/* the slot to write */
+	uint64_t		 total;
+};
+
 struct link {
 	TAILQ_ENTRY(link)	 entry;
 	struct vnetd		*d;
@@ -164,6 +180,14 @@ struct link {
 	struct event		*ev_pace;	/* the shaper's wake-up */
 	int			 tls;		/* configured with tls */
 	char			 peer[STMT_NAME_MAX + 1];	/* "" = name */
+	/* Why it is as it is, for `show links` and `show link`: */
+	uint64_t		 state_since;	/* ms, the last change of state */
+	uint64_t		 retry_at;	/* ms, the next attempt; 0: none */
+	char			 last_error[LINK_WHY_MAX];
+	uint64_t		 last_error_at;	/* ms; 0: none yet */
+	uint64_t		 rate_at;	/* ms, the last rate sample */
+	uint64_t		 rate_bytes_in, rate_bytes_out;	/* at rate_at */
+	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
 };
 
 struct link	*link_find(struct vnetd *, const char *name);
@@ -199,6 +223,19 @@ const char	*link_congestion(const struct link *, char *buf);
 void		 link_options(struct vnetd *, const char *name,
 		    struct sched_opts *);
 
+/*
+ * Remembers a refused peer for `show refused` (the caller logs and counts
+ * the refusal, once).  node: what its hello announced, or NULL.
+ */
+void		 link_refusal_add(struct vnetd *, const char *peer,
+		    const char *node, const char *why);
+/* Every second: each link's rates in and out over the last seconds. */
+void		 link_tick(struct vnetd *, uint64_t now_ms);
+/* `show links` (all: every counter), `show link NAME`, `show refused`. */
+void		 link_show_links(struct vnetd *, int all, struct evbuffer *);
+int		 link_show(struct vnetd *, const char *name, struct evbuffer *,
+		    char *err, size_t errlen);
+void		 link_show_refused(struct vnetd *, struct evbuffer *);
 /*
  * The control plane's view of a link (routing.h): the peer's node name if
  * the link is up and the peer takes node records, else NULL; sending one

@@ -1,8 +1,9 @@
 /*
  * Logging, in the manner of OpenBGPD: log_warn adds strerror(errno),
  * log_warnx does not; fatal/fatalx log and exit 1.  Messages go to stderr
- * (foreground) or syslog (daemon, facility daemon); fatal errors of a daemon
- * go to stderr as well, for whoever started it.  The log's settings are
+ * (foreground; when that is systemd's journal, with <N> priority prefixes
+ * instead of a time) or syslog (daemon, facility daemon); warnings and
+ * fatal errors of a daemon go to stderr as well, for whoever started it.  The log's settings are
  * the one piece of process-wide state: they are set once at start-up.
  */
 #ifndef VNET_LOG_H

@@ -72,4 +72,14 @@ void	 reload_forget(struct vnetd *, void *arg);
 /* Stops a reload under way (the daemon exits; its client is not told). */
 void	 reload_cancel(struct vnetd *);
 
+/*
+ * reload -n: the changes reload_start() would apply now, passed to emit as
+ * it would (is_error 0: a change; 1: an error of the file), applied to
+ * nothing and logged nowhere.  *nchanges: how many.  Returns 0, or -1
+ * with a summary in err when reload would refuse the file.
+ */
+int	 reload_preview(struct vnetd *,
+	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
+	    size_t *nchanges, char *err, size_t errlen);
+
 #endif

@@ -24,9 +24,10 @@
  *   del-link NAME
  *   route SRC DST link|interface NAME       (also add-route)
  *   del-route SRC DST link|interface NAME
- *   show links|routes|interfaces|macs|stats|config|flows|vcc
+ *   show links [all]|routes|interfaces|macs|stats|config|flows|vcc|refused
  *   add-listen ADDR:PORT, del-listen ADDR:PORT
- *   reload                                  (control socket only)
+ *   reload [-n]                             (control socket only; -n: the
+ *                                           changes, applied to nothing)
  *   save [PATH]                             (control socket only)
  *   show link NAME
  *   set-link NAME LINKOPT...                (options by link name: now, and
@@ -152,6 +153,8 @@ enum stmt_show {
 	STMT_SHOW_LINK,		/* name: the link */
 	STMT_SHOW_FLOWS,
 	STMT_SHOW_VCC,
+	STMT_SHOW_REFUSED,	/* the peers refused lately, and why */
+	STMT_SHOW_LINKS_ALL,	/* show links all: every counter */
 	STMT_SHOW_NODES,
 	STMT_SHOW_TOPOLOGY,
 	STMT_SHOW_TRAFFIC,
@@ -248,7 +251,8 @@ struct stmt {
 							   interface qemu */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
-	int			flag;			/* learn, routing auto */
+	/* learn, routing auto; reload -n */
+	int			flag;
 	unsigned int		num;	/* keepalive, routing refresh, threshold */
 	enum stmt_show		show;			/* show */
 	int			promisc;		/* interface pcap */

@@ -131,6 +131,7 @@ control_request(struct control_conn *cc, const char *line)
 	struct stmt		 st;
 	struct stmt_error	 perr;
 	char			 err[512];
+	size_t			 n;
 	int			 r;
 
 	r = stmt_parse(line, &st, &perr);
@@ -157,6 +158,16 @@ control_request(struct control_conn *cc, const char *line)
 	if (st.kind == STMT_SHOW) {
 		vnetd_show(d, st.show, out);
 		evbuffer_add_printf(out, "%%end\n");
+		return;
+	}
+	/* reload -n: answered at once, from the loop; it changes nothing. */
+	if (st.kind == STMT_RELOAD && st.flag) {
+		log_info("control: %s", line);
+		if (reload_preview(d, reload_emit, cc, &n, err,
+		    sizeof(err)) == -1)
+			reply_error(out, err);
+		else
+			evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
 	if (st.kind == STMT_RELOAD) {
@@ -186,6 +197,8 @@ control_request(struct control_conn *cc, const char *line)
 		return;
 	}
 	log_info("control: %s", line);
+	if (vnetd_route_warning(d, &st, err, sizeof(err)) != NULL)
+		evbuffer_add_printf(out, "%%message warning: %s\n", err);
 	evbuffer_add_printf(out, "%%end\n");
 }
 

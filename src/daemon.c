@@ -120,6 +120,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 
 	fwd_age(d->fwd, vnetd_now_ms());
 	vcc_expire(d->vcc, vnetd_now_us());
+	link_tick(d, vnetd_now_ms());
 	history_collect(d->history, d);
 }
 
@@ -267,6 +268,10 @@ listener_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
 		    "listen %s%s", host, stmt_hostport_format(&ls->addr, what,
 		    sizeof(what)), ls->nallow == 0 ? " (no allow list: "
 		    "loopback only)" : "");
+		link_refusal_add(d, host, NULL, ls->nallow == 0 ?
+		    "not allowed: a plain listener without allow list takes "
+		    "loopback only" : "not allowed: not in the listener's "
+		    "allow list");
 		evutil_closesocket(fd);
 		return;
 	}
@@ -742,52 +747,6 @@ show_columns(struct evbuffer *out, const char *cols)
 }
 
 static void
-show_links(struct vnetd *d, struct evbuffer *out)
-{
-	struct link	*l;
-	const char	*peer;
-
-	show_columns(out, "name\tstate\tdir\tpeer\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tconnects\tqueue_bytes\t"
-	    "queue_frames\tce_marks\taqm_drops\ttail_drops\trate\t"
-	    "fat_drops" HISTORY_COLUMNS);
-	TAILQ_FOREACH(l, &d->links, entry) {
-		char addr[STMT_HOST_MAX + 10], rate[32], rates[160];
-		const struct sched *sc = &l->sched;
-
-		if (l->conn != NULL)
-			peer = l->conn->peer;
-		else if (l->configured)
-			peer = stmt_hostport_format(&l->addr, addr,
-			    sizeof(addr));
-		else
-			peer = "-";
-		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t"
-		    "%llu%s\n", l->name,
-		    link_state_name(l->state),
-		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
-		    "out" : "in", peer,
-		    (unsigned long long)l->c.frames_in,
-		    (unsigned long long)l->c.bytes_in,
-		    (unsigned long long)l->c.frames_out,
-		    (unsigned long long)l->c.bytes_out,
-		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
-		    sc->c.fat_drops + sc->c.aqm_drops),
-		    (unsigned long long)l->c.connects,
-		    sched_bytes(sc), sched_frames(sc),
-		    (unsigned long long)sc->c.ce_marks,
-		    (unsigned long long)sc->c.aqm_drops,
-		    (unsigned long long)sc->c.tail_drops,
-		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
-		    sizeof(rate)) : "-",
-		    (unsigned long long)sc->c.fat_drops,
-		    history_fields(d->history, HISTORY_LINK, l->name, rates,
-		    sizeof(rates)));
-	}
-}
-
-static void
 show_interfaces(struct vnetd *d, struct evbuffer *out)
 {
 	struct iface	*ifc;
@@ -1162,50 +1121,58 @@ int
 vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
     char *err, size_t errlen)
 {
-	struct link		*l;
-	const struct sched	*sc;
-	struct sched_quantiles	 qt;
-	char			 buf[32], cc[STMT_CONGESTION_MAX + 1];
+	return link_show(d, name, out, err, errlen);
+}
 
-	if ((l = link_find(d, name)) == NULL) {
-		snprintf(err, errlen, "no link %s", name);
-		return -1;
+const char *
+vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
+    size_t len)
+{
+	if (st->kind != STMT_ROUTE || st->op != STMT_OP_SET ||
+	    st->target != TARGET_LINK)
+		return NULL;
+	if (strcmp(st->name, d->node) == 0)
+		snprintf(buf, len, "link %s is this node's own name: no peer "
+		    "can bring it, the route is never used", st->name);
+	else if (link_find(d, st->name) == NULL &&
+	    TAILQ_EMPTY(&d->listeners))
+		snprintf(buf, len, "there is no link %s, and without a "
+		    "listener no peer can bring one: the route is unused "
+		    "until add-link %s", st->name, st->name);
+	else
+		return NULL;
+	return buf;
+}
+
+#define SHOW_CONFIG_COMPARE_MAX	10000
+
+/*
+ * After show config, a note (to standard error, not into the
+ * configuration) when the running state is not the file's: reload would
+ * undo changes made at run time and not saved.
+ */
+static void
+show_config_note(struct vnetd *d, struct evbuffer *out)
+{
+	char	 err[512];
+	size_t	 n;
+
+	if (d->config_file[0] == '\0')
+		return;
+	/* Comparing pauses forwarding (0.2 s for 50,000 routes): not unasked. */
+	if (fwd_route_count(d->fwd) > SHOW_CONFIG_COMPARE_MAX) {
+		evbuffer_add_printf(out, "%%message note: not compared with "
+		    "%s (more than %d routes): vnetctl reload -n compares\n",
+		    d->config_file, SHOW_CONFIG_COMPARE_MAX);
+		return;
 	}
-	sc = &l->sched;
-	sched_quantiles(sc, vnetd_now_us(), &qt);
-	show_columns(out, "name\tvalue");
-#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
-#define ROWS(n, v) evbuffer_add_printf(out, "%s\t%s\n", n, v)
-	ROWS("name", l->name);
-	ROWS("state", link_state_name(l->state));
-	ROWS("rate", sc->opts.rate ? stmt_rate_format(sc->opts.rate, buf,
-	    sizeof(buf)) : "-");
-	ROWS("aqm", sc->opts.aqm.kind == AQM_OFF ? "off" :
-	    sc->opts.aqm.kind == AQM_FQ_CODEL ? "fq_codel" : "codel");
-	ROW("aqm_target_us", sc->opts.aqm.target);
-	ROW("aqm_interval_us", sc->opts.aqm.interval);
-	ROWS("congestion", link_congestion(l, cc));
-	ROW("queue_bytes", sched_bytes(sc));
-	ROW("queue_frames", sched_frames(sc));
-	ROW("queue_limit", sc->q.limit);
-	ROW("sojourn_samples", qt.n);
-	ROW("sojourn_p50_us", qt.p50);
-	ROW("sojourn_p99_us", qt.p99);
-	ROW("sojourn_max_us", qt.max);
-	ROW("ce_marks", sc->c.ce_marks);
-	ROW("aqm_drops", sc->c.aqm_drops);
-	ROW("tail_drops", sc->c.tail_drops);
-	ROW("fat_drops", sc->c.fat_drops);
-	ROW("flushed", sc->c.flushed);
-	ROW("aqm_dropping", sc->aqm.dropping);
-	ROW("aqm_count", sc->aqm.count);
-	ROW("frames_out", l->c.frames_out);
-	ROW("bytes_out", l->c.bytes_out);
-	ROW("frames_in", l->c.frames_in);
-	ROW("bytes_in", l->c.bytes_in);
-#undef ROW
-#undef ROWS
-	return 0;
+	if (reload_preview(d, NULL, NULL, &n, err, sizeof(err)) == -1)
+		evbuffer_add_printf(out, "%%message note: %s\n", err);
+	else if (n > 0)
+		evbuffer_add_printf(out, "%%message note: the running state "
+		    "differs from %s: reload would make %zu change%s (vnetctl "
+		    "reload -n lists them; save writes this state there)\n",
+		    d->config_file, n, n == 1 ? "" : "s");
 }
 
 void
@@ -1215,7 +1182,11 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 
 	switch (what) {
 	case STMT_SHOW_LINKS:
-		show_links(d, out);
+	case STMT_SHOW_LINKS_ALL:
+		link_show_links(d, what == STMT_SHOW_LINKS_ALL, out);
+		break;
+	case STMT_SHOW_REFUSED:
+		link_show_refused(d, out);
 		break;
 	case STMT_SHOW_ROUTES:
 		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");
@@ -1236,6 +1207,7 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		break;
 	case STMT_SHOW_CONFIG:
 		vnetd_config(d, print_stmt, out);
+		show_config_note(d, out);
 		break;
 	case STMT_SHOW_LINK:
 		break;		/* vnetd_show_link(): it needs the name */

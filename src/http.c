@@ -223,6 +223,11 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 		t->kind = HTTP_INFO;
 		return 0;
 	}
+	/* Every counter: a program wants them all. */
+	if (http_seg_is(seg[2], seglen[2], "links")) {
+		snprintf(t->line, sizeof(t->line), "show links all");
+		return 0;
+	}
 	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
 		if (http_seg_is(seg[2], seglen[2], http_verbs[i])) {
 			snprintf(t->line, sizeof(t->line), "show %s",

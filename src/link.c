@@ -25,6 +25,7 @@
 
 #include "daemon.h"
 #include "fwd.h"
+#include "history.h"
 #include "link.h"
 #include "routing.h"
 #include "log.h"
@@ -40,6 +41,7 @@ static void	conn_tls_readcb(evutil_socket_t, short, void *);
 static void	conn_tls_writecb(evutil_socket_t, short, void *);
 static int	conn_tls_flush(struct conn *);
 static void	conn_eventcb(struct bufferevent *, short, void *);
+static const char *conn_closed_why(const struct conn *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
 static void	conn_congestion(struct conn *, const char *cc);
@@ -161,6 +163,7 @@ link_new(struct vnetd *d, const char *name)
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->queue_max = LINK_QUEUE_DEFAULT;
 	l->backoff_ms = LINK_BACKOFF_MIN;
+	l->state_since = l->rate_at = vnetd_now_ms();
 	link_options(d, name, &o);
 	if (sched_init(&l->sched, &o, l->queue_max, WIRE_HDR_LEN +
 	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
@@ -350,6 +353,11 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		sched_flush(&l->sched);
 	}
 	l->state = state;
+	l->state_since = vnetd_now_ms();
+	if (state != LINK_UP && why != NULL) {
+		snprintf(l->last_error, sizeof(l->last_error), "%s", why);
+		l->last_error_at = l->state_since;
+	}
 	if (state == LINK_UP) {
 		fwd_port_attach(l->port, l);
 		routing_link_up(l->d->routing, l);
@@ -370,6 +378,7 @@ link_schedule(struct link *l)
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(l->ev_retry, &tv);
+	l->retry_at = vnetd_now_ms() + ms;
 	log_debug("link %s: next attempt in %u ms", l->name, ms);
 	l->backoff_ms *= 2;
 	if (l->backoff_ms > LINK_BACKOFF_MAX)
@@ -737,6 +746,7 @@ link_dial(struct link *l)
 
 	if (!l->configured || l->dialing != NULL || l->state == LINK_UP)
 		return;
+	l->retry_at = 0;
 	if ((c = conn_new(d, -1, 1, l->tls)) == NULL) {
 		log_warn("link %s: connection", l->name);
 		link_schedule(l);
@@ -813,7 +823,9 @@ conn_established(struct conn *c)
 			    "%s, but the link is configured with tls", l->name,
 			    c->peer);
 			d->stats.refused++;
-			conn_close(c, "plain connection for a TLS link", 1);
+			link_refusal_add(d, c->peer, c->hello.node, "a plain "
+			    "connection, but the link is configured with tls");
+			conn_close(c, "plain connection for a TLS link", 0);
 			return -1;
 		}
 		conn_unpend(c);
@@ -848,6 +860,7 @@ conn_established(struct conn *c)
 		l->dialing = NULL;
 	}
 	evtimer_del(l->ev_retry);
+	l->retry_at = 0;
 	evtimer_del(c->ev_deadline);
 	l->conn = c;
 	c->state = CONN_UP;
@@ -974,31 +987,45 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 	const char	*why;
 	char		 why_buf[160];
 
+	/*
+	 * A refusal is counted once, as refused (not as a bad message too),
+	 * and the link it was for (ours, when we dialled) says why.
+	 */
 	if (wire_hello_decode(p, n, &c->hello, &why) == -1) {
 		log_warnx("%s: refused: %s", c->peer, why);
 		d->stats.refused++;
-		conn_close(c, why, 1);
+		link_refusal_add(d, c->peer, NULL, why);
+		conn_close(c, why, 0);
 		return -1;
 	}
 	if (strcmp(c->hello.network, d->network) != 0) {
 		log_warnx("%s: refused: node %s is in network %s, not %s",
 		    c->peer, c->hello.node, c->hello.network, d->network);
 		d->stats.refused++;
-		conn_close(c, "other network", 1);
+		snprintf(why_buf, sizeof(why_buf), "node %s is in network %s, "
+		    "not %s", c->hello.node, c->hello.network, d->network);
+		link_refusal_add(d, c->peer, c->hello.node, why_buf);
+		conn_close(c, why_buf, 0);
 		return -1;
 	}
 	if (strcmp(c->hello.node, d->node) == 0) {
 		log_warnx("%s: refused: peer has our own node name %s",
 		    c->peer, d->node);
 		d->stats.refused++;
-		conn_close(c, "same node name", 1);
+		snprintf(why_buf, sizeof(why_buf), "peer has our own node "
+		    "name %s", d->node);
+		link_refusal_add(d, c->peer, c->hello.node, why_buf);
+		conn_close(c, why_buf, 0);
 		return -1;
 	}
 	if (c->outgoing && strcmp(c->hello.node, link_peer(c->link)) != 0) {
 		log_warnx("link %s: refused: %s is node %s, not %s",
 		    c->link->name, c->peer, c->hello.node, link_peer(c->link));
 		d->stats.refused++;
-		conn_close(c, "wrong node", 1);
+		snprintf(why_buf, sizeof(why_buf), "the peer is node %s, "
+		    "not %s", c->hello.node, link_peer(c->link));
+		link_refusal_add(d, c->peer, c->hello.node, why_buf);
+		conn_close(c, why_buf, 0);
 		return -1;
 	}
 	/* The certificate must be that of the node the hello claims to be. */
@@ -1006,6 +1033,7 @@ conn_hello(struct conn *c, const uint8_t *p, size_t n)
 	    why_buf, sizeof(why_buf)) == -1) {
 		log_warnx("%s: refused: %s", c->peer, why_buf);
 		d->stats.tls_refused++;
+		link_refusal_add(d, c->peer, c->hello.node, why_buf);
 		conn_close(c, "certificate names another node", 0);
 		return -1;
 	}
@@ -1162,7 +1190,7 @@ conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
 		}
 		n = read(fd, c->rx + c->rx_end, room);
 		if (n == 0) {
-			conn_close(c, "connection closed by peer", 0);
+			conn_close(c, conn_closed_why(c), 0);
 			return;
 		}
 		if (n == -1) {
@@ -1198,6 +1226,7 @@ conn_tls_error(struct conn *c, int sockerr, unsigned long first, char *why,
 	}
 	if (tls_failure(c->ssl, first, why, len)) {
 		c->d->stats.tls_refused++;
+		link_refusal_add(c->d, c->peer, NULL, why);
 		log_warnx("%s: refused: %s", c->peer, why);
 	} else if (c->state != CONN_UP) {
 		c->d->stats.tls_failed++;
@@ -1227,7 +1256,7 @@ conn_tls_wait(struct conn *c, enum tls_io r, unsigned long err, int writing)
 		event_add(c->ev_write, NULL);
 		return 0;
 	case TLS_IO_CLOSED:
-		c->fail = "connection closed by peer";
+		c->fail = conn_closed_why(c);
 		return -1;
 	case TLS_IO_ERROR:
 		break;
@@ -1278,7 +1307,8 @@ conn_connected(struct conn *c)
 		log_warnx("link %s: refused %s: %s", c->link->name, c->peer,
 		    why);
 		c->d->stats.tls_refused++;
-		conn_close(c, "certificate names another node", 0);
+		link_refusal_add(c->d, c->peer, link_peer(c->link), why);
+		conn_close(c, why, 0);
 		return;
 	}
 	log_debug("link %s: connected to %s", c->link->name, c->peer);
@@ -1440,7 +1470,7 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 		snprintf(why, sizeof(why), "%s",
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
 	else if (what & BEV_EVENT_EOF)
-		snprintf(why, sizeof(why), "connection closed by peer");
+		snprintf(why, sizeof(why), "%s", conn_closed_why(c));
 	else if (what & BEV_EVENT_ERROR) {
 		int dnserr = bufferevent_socket_get_dns_error(bev);
 
@@ -1733,6 +1763,273 @@ link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
 	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, eth, len) == -1)
 		return;
 	link_drain(l);
+}
+
+/* Why links are down: refusals, rates, and the show tables. */
+
+/*
+ * A peer that refuses us closes before the handshake is done, and only
+ * its side knows why: say where to look.
+ */
+static const char *
+conn_closed_why(const struct conn *c)
+{
+	if (c->state == CONN_UP || c->state == CONN_CLOSING)
+		return "connection closed by peer";
+	return "closed by the peer during the handshake: refused? (the "
+	    "peer's vnetctl show refused says why)";
+}
+
+void
+link_refusal_add(struct vnetd *d, const char *peer, const char *node,
+    const char *why)
+{
+	struct link_refusals	*rs = &d->refused;
+	struct link_refusal	*r = &rs->r[rs->next];
+
+	r->at = vnetd_now_ms();
+	snprintf(r->peer, sizeof(r->peer), "%s", peer);
+	snprintf(r->node, sizeof(r->node), "%s",
+	    node != NULL && node[0] != '\0' ? node : "-");
+	snprintf(r->why, sizeof(r->why), "%s", why);
+	rs->next = (rs->next + 1) % LINK_REFUSED_MAX;
+	rs->total++;
+}
+
+/* Rates are averaged over at least this long: one tick is too jumpy. */
+#define LINK_RATE_WINDOW	2000	/* ms */
+
+void
+link_tick(struct vnetd *d, uint64_t now)
+{
+	struct link	*l;
+	uint64_t	 dt;
+
+	TAILQ_FOREACH(l, &d->links, entry) {
+		if ((dt = now - l->rate_at) < LINK_RATE_WINDOW)
+			continue;
+		l->rate_in = (l->c.bytes_in - l->rate_bytes_in) * 8000 / dt;
+		l->rate_out = (l->c.bytes_out - l->rate_bytes_out) * 8000 / dt;
+		l->rate_bytes_in = l->c.bytes_in;
+		l->rate_bytes_out = l->c.bytes_out;
+		l->rate_at = now;
+	}
+}
+
+/* A duration for a person: 45s, 12m05s, 3h07m, 2d04h. */
+static const char *
+link_ago(uint64_t ms, char *buf, size_t len)
+{
+	uint64_t s = ms / 1000;
+
+	if (s < 60)
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+	else if (s < 3600)
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)s / 60,
+		    (unsigned long long)s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%lluh%02llum",
+		    (unsigned long long)s / 3600,
+		    (unsigned long long)s % 3600 / 60);
+	else
+		snprintf(buf, len, "%llud%02lluh",
+		    (unsigned long long)s / 86400,
+		    (unsigned long long)s % 86400 / 3600);
+	return buf;
+}
+
+/* A rate for a person, to two or three digits: 0, 812k, 9.4M, 1.2G (bit/s). */
+static const char *
+link_rate(uint64_t bps, char *buf, size_t len)
+{
+	static const char units[] = " kMGT";
+	double	 v = (double)bps;
+	int	 u = 0;
+
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bps);
+	else
+		snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
+	return buf;
+}
+
+static const char *
+link_peer_text(const struct link *l, char *buf, size_t len)
+{
+	if (l->conn != NULL)
+		return l->conn->peer;
+	if (l->configured)
+		return stmt_hostport_format(&l->addr, buf, len);
+	return "-";
+}
+
+void
+link_show_links(struct vnetd *d, int all, struct evbuffer *out)
+{
+	struct link	*l;
+	uint64_t	 now = vnetd_now_ms();
+	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
+	char		 in[16], outr[16], rates[160];
+	const char	*peer;
+
+	if (!all)
+		evbuffer_add_printf(out, "%%columns name\tstate\tpeer\tsince\t"
+		    "rate_in\trate_out\tlast_error\n");
+	else
+		evbuffer_add_printf(out, "%%columns name\tstate\tdir\tpeer\t"
+		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
+		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
+		    "aqm_drops\ttail_drops\trate\tfat_drops\tsince\trate_in\t"
+		    "rate_out\tlast_error" HISTORY_COLUMNS "\n");
+	TAILQ_FOREACH(l, &d->links, entry) {
+		const struct sched *sc = &l->sched;
+
+		peer = link_peer_text(l, addr, sizeof(addr));
+		link_ago(now - l->state_since, since, sizeof(since));
+		if (l->state == LINK_UP) {
+			link_rate(l->rate_in, in, sizeof(in));
+			link_rate(l->rate_out, outr, sizeof(outr));
+		} else {
+			snprintf(in, sizeof(in), "-");
+			snprintf(outr, sizeof(outr), "-");
+		}
+		if (!all) {
+			evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			    l->name, link_state_name(l->state), peer, since,
+			    in, outr, l->last_error[0] != '\0' ?
+			    l->last_error : "-");
+			continue;
+		}
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
+		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
+		    "%s\t%s\t%s\t%s%s\n", l->name,
+		    link_state_name(l->state),
+		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
+		    "out" : "in", peer,
+		    (unsigned long long)l->c.frames_in,
+		    (unsigned long long)l->c.bytes_in,
+		    (unsigned long long)l->c.frames_out,
+		    (unsigned long long)l->c.bytes_out,
+		    (unsigned long long)(l->c.drops + sc->c.tail_drops +
+		    sc->c.fat_drops + sc->c.aqm_drops),
+		    (unsigned long long)l->c.connects,
+		    sched_bytes(sc), sched_frames(sc),
+		    (unsigned long long)sc->c.ce_marks,
+		    (unsigned long long)sc->c.aqm_drops,
+		    (unsigned long long)sc->c.tail_drops,
+		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
+		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
+		    since, in, outr,
+		    l->last_error[0] != '\0' ? l->last_error : "-",
+		    history_fields(d->history, HISTORY_LINK, l->name, rates,
+		    sizeof(rates)));
+	}
+}
+
+int
+link_show(struct vnetd *d, const char *name, struct evbuffer *out,
+    char *err, size_t errlen)
+{
+	struct link		*l;
+	const struct sched	*sc;
+	struct sched_quantiles	 qt;
+	uint64_t		 now = vnetd_now_ms();
+	char			 buf[STMT_HOST_MAX + 10], cc[STMT_CONGESTION_MAX + 1];
+
+	if ((l = link_find(d, name)) == NULL) {
+		snprintf(err, errlen, "no link %s", name);
+		return -1;
+	}
+	sc = &l->sched;
+	sched_quantiles(sc, vnetd_now_us(), &qt);
+	evbuffer_add_printf(out, "%%columns name\tvalue\n");
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
+#define ROWS(n, v) evbuffer_add_printf(out, "%s\t%s\n", n, v)
+	ROWS("name", l->name);
+	ROWS("state", link_state_name(l->state));
+	ROWS("dir", (l->conn != NULL ? l->conn->outgoing : l->configured) ?
+	    "out" : "in");
+	ROWS("peer", link_peer_text(l, buf, sizeof(buf)));
+	ROWS("node", link_peer(l));
+	ROWS("tls", l->tls || (l->conn != NULL && l->conn->tls) ? "yes" :
+	    "no");
+	ROWS("since", link_ago(now - l->state_since, buf, sizeof(buf)));
+	ROW("since_s", (now - l->state_since) / 1000);
+	ROWS("last_error", l->last_error[0] != '\0' ? l->last_error : "-");
+	if (l->last_error_at != 0) {
+		ROWS("last_error_ago", link_ago(now - l->last_error_at, buf,
+		    sizeof(buf)));
+		ROW("last_error_ago_s", (now - l->last_error_at) / 1000);
+	} else {
+		ROWS("last_error_ago", "-");
+		ROWS("last_error_ago_s", "-");
+	}
+	if (l->retry_at != 0 && l->state != LINK_UP) {
+		ROWS("next_attempt", link_ago(l->retry_at > now ?
+		    l->retry_at - now + 999 : 0, buf, sizeof(buf)));
+		ROW("next_attempt_ms", l->retry_at > now ? l->retry_at - now :
+		    0);
+	} else {
+		ROWS("next_attempt", l->state == LINK_UP ? "-" :
+		    l->configured ? "connecting" : "-");
+		ROWS("next_attempt_ms", "-");
+	}
+	ROW("connects", l->c.connects);
+	ROWS("rate", sc->opts.rate ? stmt_rate_format(sc->opts.rate, buf,
+	    sizeof(buf)) : "-");
+	ROW("rate_in", l->state == LINK_UP ? l->rate_in : 0);
+	ROW("rate_out", l->state == LINK_UP ? l->rate_out : 0);
+	ROWS("aqm", sc->opts.aqm.kind == AQM_OFF ? "off" :
+	    sc->opts.aqm.kind == AQM_FQ_CODEL ? "fq_codel" : "codel");
+	ROW("aqm_target_us", sc->opts.aqm.target);
+	ROW("aqm_interval_us", sc->opts.aqm.interval);
+	ROWS("congestion", link_congestion(l, cc));
+	ROW("queue_bytes", sched_bytes(sc));
+	ROW("queue_frames", sched_frames(sc));
+	ROW("queue_limit", sc->q.limit);
+	ROW("sojourn_samples", qt.n);
+	ROW("sojourn_p50_us", qt.p50);
+	ROW("sojourn_p99_us", qt.p99);
+	ROW("sojourn_max_us", qt.max);
+	ROW("ce_marks", sc->c.ce_marks);
+	ROW("aqm_drops", sc->c.aqm_drops);
+	ROW("tail_drops", sc->c.tail_drops);
+	ROW("fat_drops", sc->c.fat_drops);
+	ROW("flushed", sc->c.flushed);
+	ROW("aqm_dropping", sc->aqm.dropping);
+	ROW("aqm_count", sc->aqm.count);
+	ROW("frames_out", l->c.frames_out);
+	ROW("bytes_out", l->c.bytes_out);
+	ROW("frames_in", l->c.frames_in);
+	ROW("bytes_in", l->c.bytes_in);
+#undef ROW
+#undef ROWS
+	return 0;
+}
+
+void
+link_show_refused(struct vnetd *d, struct evbuffer *out)
+{
+	const struct link_refusals *rs = &d->refused;
+	const struct link_refusal *r;
+	uint64_t	 now = vnetd_now_ms();
+	size_t		 i, n;
+	char		 ago[32];
+
+	evbuffer_add_printf(out, "%%columns ago\tpeer\tnode\twhy\n");
+	n = rs->total < LINK_REFUSED_MAX ? (size_t)rs->total :
+	    LINK_REFUSED_MAX;
+	/* The latest first. */
+	for (i = 1; i <= n; i++) {
+		r = &rs->r[(rs->next + LINK_REFUSED_MAX - i) % LINK_REFUSED_MAX];
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\n",
+		    link_ago(now - r->at, ago, sizeof(ago)), r->peer, r->node,
+		    r->why);
+	}
 }
 
 const char *

@@ -25,6 +25,7 @@
 #include "daemon.h"
 #include "fwd.h"
 #include "log.h"
+#include "paths.h"
 #include "reload.h"
 #include "sched.h"
 #include "stmt.h"
@@ -1111,4 +1112,85 @@ reload_cancel(struct vnetd *d)
 	log_warnx("reload: stopped: vnetd is exiting");
 	d->reload = NULL;
 	reload_free(r);
+}
+
+struct reload_preview {
+	void		(*emit)(int, const char *, void *);
+	void		 *arg;
+};
+
+static void
+preview_error(const char *msg, void *arg)
+{
+	struct reload_preview *pv = arg;
+
+	if (pv->emit != NULL)
+		pv->emit(1, msg, pv->arg);
+}
+
+/*
+ * reload -n works as a reload does, from the loop and at once: it is asked
+ * for by a person, and it applies nothing, so nothing waits on it but its
+ * client.
+ */
+int
+reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
+    void *arg, size_t *nchanges, char *err, size_t errlen)
+{
+	struct reload_preview	 pv = { emit, arg };
+	struct reload		*r;
+	struct config		 cf;
+	struct stmt_vec		 new = { NULL, 0, 0 };
+	struct stmt		 tmp;
+	char			 line[STMT_LINE_MAX];
+	size_t			 i;
+	int			 nerr, ret = -1;
+
+	*nchanges = 0;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		snprintf(err, errlen, "reload -n: out of memory");
+		return -1;
+	}
+	vnetd_default_node(r->node, sizeof(r->node));
+	snprintf(r->control_path, sizeof(r->control_path), "%s",
+	    d->control_path);
+	r->control_fixed = d->control_fixed;
+	if ((nerr = config_load(d->config_file, &cf, preview_error,
+	    &pv)) != 0) {
+		if (nerr == -1)
+			snprintf(err, errlen, "reload -n: cannot read %s",
+			    d->config_file);
+		else
+			snprintf(err, errlen, "reload -n: %d error%s in %s: "
+			    "reload would change nothing", nerr,
+			    nerr == 1 ? "" : "s", d->config_file);
+		goto done;
+	}
+	vnetd_config(d, old_add, r);
+	if (r->refused || reload_effective(r, &cf, &new) == -1) {
+		snprintf(err, errlen, "reload -n: out of memory");
+		goto done;
+	}
+	if (reload_diff_vec(&r->old, &new, &r->pl, r->err,
+	    sizeof(r->err)) == -1) {
+		snprintf(err, errlen, "reload -n: %s: reload would change "
+		    "nothing", r->err);
+		goto done;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < r->pl.steps.n; i++) {
+		stmt_print(stmt_vec_get(&r->pl.steps, i, &tmp), line,
+		    sizeof(line));
+		if (emit != NULL)
+			emit(0, line, arg);
+	}
+	*nchanges = r->pl.steps.n;
+	ret = 0;
+ done:
+	reload_plan_clear(&r->pl);
+	stmt_vec_clear(&r->old);
+	stmt_vec_clear(&new);
+	config_clear(&cf);
+	free(r);
+	return ret;
 }

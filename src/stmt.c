@@ -76,6 +76,7 @@ static int	args_route(struct parser *, struct stmt *);
 static int	args_show(struct parser *, struct stmt *);
 static int	args_none(struct parser *, struct stmt *);
 static int	args_save(struct parser *, struct stmt *);
+static int	args_reload(struct parser *, struct stmt *);
 static int	args_set_link(struct parser *, struct stmt *);
 static int	args_account(struct parser *, struct stmt *);
 static int	args_vcc(struct parser *, struct stmt *);
@@ -84,8 +85,9 @@ static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
 static int	args_http(struct parser *, struct stmt *);
 
-#define SHOW_USAGE	"links, routes, interfaces, macs, stats, config, " \
-			"link NAME, flows, vcc, nodes, topology or traffic"
+#define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
+			"config, link NAME, refused, flows, vcc, nodes, " \
+			"topology or traffic"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], " \
 			"NAME pcap DEV [promisc yes|no] " \
@@ -139,7 +141,7 @@ static const struct keyword keywords[] = {
 	{ "add-listen",	STMT_LISTEN,	STMT_OP_SET,
 	    args_listen,	"ADDR:PORT" },
 	{ "reload",	STMT_RELOAD,	STMT_OP_SET,
-	    args_none,	"nothing" },
+	    args_reload,	"nothing or -n" },
 	{ "save",	STMT_SAVE,	STMT_OP_SET,
 	    args_save,	"[PATH]" },
 	{ "set-link",	STMT_SET_LINK,	STMT_OP_SET,
@@ -184,6 +186,7 @@ static const struct word show_words[] = {
 	{ "link",	STMT_SHOW_LINK },
 	{ "flows",	STMT_SHOW_FLOWS },
 	{ "vcc",	STMT_SHOW_VCC },
+	{ "refused",	STMT_SHOW_REFUSED },
 	{ "nodes",	STMT_SHOW_NODES },
 	{ "topology",	STMT_SHOW_TOPOLOGY },
 	{ "traffic",	STMT_SHOW_TRAFFIC },
@@ -812,6 +815,17 @@ args_save(struct parser *p, struct stmt *st)
 	if (path_arg(p, 1, st->path) == -1)
 		return -1;
 	return end(p, 2);
+}
+
+/* reload -n: the changes a reload would make, made nowhere. */
+static int
+args_reload(struct parser *p, struct stmt *st)
+{
+	if (p->ntok > 1 && strcmp(p->tok[1].s, "-n") == 0) {
+		st->flag = 1;
+		return end(p, 2);
+	}
+	return args_none(p, st);
 }
 
 static int
@@ -1475,6 +1489,12 @@ args_show(struct parser *p, struct stmt *st)
 			return -1;
 		return end(p, 3);
 	}
+	/* show links all: every column */
+	if (what == STMT_SHOW_LINKS && p->ntok > 2 &&
+	    strcmp(p->tok[2].s, "all") == 0) {
+		st->show = STMT_SHOW_LINKS_ALL;
+		return end(p, 3);
+	}
 	if (what == STMT_SHOW_TRAFFIC && p->ntok > 2)
 		return show_traffic_args(p, st);
 	return end(p, 2);
@@ -1933,7 +1953,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_USER:
 		return snprintf(buf, len, "%s %s", kw, st->account);
 	case STMT_RELOAD:
-		return snprintf(buf, len, "%s", kw);
+		return snprintf(buf, len, "%s%s", kw, st->flag ? " -n" : "");
 	case STMT_SAVE:
 		if (st->path[0] == '\0')
 			return snprintf(buf, len, "%s", kw);
@@ -2002,6 +2022,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    stmt_match_format(&st->src, src),
 		    stmt_match_format(&st->dst, dst), w, st->name);
 	case STMT_SHOW:
+		if (st->show == STMT_SHOW_LINKS_ALL)
+			return snprintf(buf, len, "%s links all", kw);
 		if (st->show == STMT_SHOW_TRAFFIC_NODES)
 			return snprintf(buf, len, "%s traffic nodes", kw);
 		if (st->show == STMT_SHOW_TRAFFIC_TOPOLOGY)
@@ -2233,7 +2255,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		    strcmp(a->name, b->name) == 0) &&
 		    (a->show != STMT_SHOW_TRAFFIC_TOPOLOGY || a->num == b->num);
 	case STMT_RELOAD:
-		return 1;
+		return a->flag == b->flag;
 	case STMT_SAVE:
 		return strcmp(a->path, b->path) == 0;
 	case STMT_SET_LINK:

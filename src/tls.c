@@ -30,6 +30,52 @@ last_error(const char *otherwise)
 	return r;
 }
 
+/*
+ * Why a file did not load, as a sentence: OpenSSL's last reason for a key
+ * that is not PEM is "PEM lib" (or "unsupported"), the cause is in the file.
+ */
+static const char *
+file_error(const char *file, const char *otherwise)
+{
+	unsigned long	 e;
+	int		 decode = 0;
+	FILE		*fp;
+	char		 line[256];
+	int		 begin = 0, end = 0, encrypted = 0;
+
+	while ((e = ERR_get_error()) != 0)
+		if (ERR_GET_LIB(e) == ERR_LIB_PEM ||
+		    ERR_GET_LIB(e) == ERR_LIB_ASN1
+#ifdef ERR_LIB_DECODER
+		    || ERR_GET_LIB(e) == ERR_LIB_DECODER
+#endif
+		    || (ERR_GET_LIB(e) == ERR_LIB_SSL &&
+		    ERR_GET_REASON(e) == ERR_R_PEM_LIB))
+			decode = 1;
+	if (!decode || (fp = fopen(file, "r")) == NULL)
+		return otherwise;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, "-----BEGIN ", 11) == 0) {
+			begin = 1;
+			encrypted |= strstr(line, "ENCRYPTED") != NULL;
+		} else if (strncmp(line, "-----END ", 9) == 0)
+			end = 1;
+		else if (strncmp(line, "Proc-Type: 4,ENCRYPTED", 22) == 0)
+			encrypted = 1;
+	}
+	fclose(fp);
+	if (!begin)
+		return "not in PEM format: no '-----BEGIN ...-----' line found "
+		    "in it";
+	if (encrypted)
+		return "encrypted with a passphrase: vnetd needs it "
+		    "unencrypted (openssl pkey -in FILE -out FILE)";
+	if (!end)
+		return "a damaged PEM block: no '-----END ...-----' line";
+	return "its PEM block is damaged, or holds something other than "
+	    "expected (a certificate, or a private key)";
+}
+
 /* OpenSSL's messages for a missing file are obscure: say it plainly first. */
 static int
 readable(const char *what, const char *file, char *err, size_t errlen)
@@ -53,7 +99,7 @@ load_crl(SSL_CTX *ctx, const char *file, char *err, size_t errlen)
 	if ((lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file())) ==
 	    NULL || X509_load_crl_file(lookup, file, X509_FILETYPE_PEM) <= 0) {
 		snprintf(err, errlen, "tls-crl %s: %s", file,
-		    last_error("cannot load a CRL"));
+		    file_error(file, last_error("cannot load a CRL")));
 		return -1;
 	}
 	/* The leaf's revocation; a node CA has no intermediates to check. */
@@ -151,7 +197,7 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (SSL_CTX_use_certificate_chain_file(ctx, f->cert) != 1) {
 		snprintf(err, errlen, "tls-cert %s: %s", f->cert,
-		    last_error("cannot load"));
+		    file_error(f->cert, last_error("cannot load")));
 		goto fail;
 	}
 	/* The key is checked against the certificate as it loads. */
@@ -162,7 +208,7 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 			    "tls-cert %s", f->key, f->cert);
 		else
 			snprintf(err, errlen, "tls-key %s: %s", f->key,
-			    last_error("cannot load"));
+			    file_error(f->key, last_error("cannot load")));
 		goto fail;
 	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {
@@ -173,7 +219,7 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	if (SSL_CTX_load_verify_locations(ctx, f->ca, NULL) != 1 ||
 	    (cas = SSL_load_client_CA_file(f->ca)) == NULL) {
 		snprintf(err, errlen, "tls-ca %s: %s", f->ca,
-		    last_error("no CA certificate in it"));
+		    file_error(f->ca, last_error("no CA certificate in it")));
 		goto fail;
 	}
 	SSL_CTX_set_client_CA_list(ctx, cas);

@@ -1,8 +1,14 @@
 /* vnetd: the VNET overlay daemon. */
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +21,77 @@
 #include "daemon.h"
 #include "link.h"
 #include "log.h"
+#include "paths.h"
 #include "priv.h"
 
-static void __attribute__((noreturn))
-usage(void)
+static void
+usage(FILE *fp)
 {
-	fprintf(stderr, "usage: vnetd [-Fnv] [-f FILE] [-s SOCKET] "
-	    "[-p PIDFILE]\n");
-	exit(1);
+	fprintf(fp, "usage: vnetd [-Fnv] [-f FILE] [-s SOCKET] [-p PIDFILE]\n"
+	    "       vnetd -h | -V\n"
+	    "  -f FILE     the configuration (default %s)\n"
+	    "  -s SOCKET   the control socket (default: the file's `control`, "
+	    "else\n              %s)\n"
+	    "  -p PIDFILE  write the process id there\n"
+	    "  -F          stay in the foreground, log to standard error\n"
+	    "  -n          check the configuration and exit; -nv: say so if "
+	    "it is OK\n"
+	    "  -v          log debug messages too\n"
+	    "  -h, --help     this text\n"
+	    "  -V, --version  the version\n", VNETD_CONF, VNETD_SOCKET);
+}
+
+/*
+ * The control socket's directory: the default one is made when missing
+ * (it is usually on a tmpfs, gone after a reboot); any other must exist,
+ * and the error says how to get past it.
+ */
+static void
+control_dir(const char *sock, int is_default)
+{
+	char		 buf[PATH_MAX], *dir;
+	struct stat	 sb;
+
+	snprintf(buf, sizeof(buf), "%s", sock);
+	dir = dirname(buf);
+	if (stat(dir, &sb) == 0)
+		return;
+	if (errno == ENOENT && is_default && mkdir(dir, 0755) == 0)
+		return;
+	if (errno == ENOENT)
+		fatalx("control socket %s: the directory %s does not exist: "
+		    "create it (mkdir -p %s) or choose another socket with "
+		    "-s or the `control` statement", sock, dir, dir);
+	fatal("control socket %s: directory %s", sock, dir);
+}
+
+/*
+ * Tells systemd (Type=notify) how the start went, by the datagram that
+ * sd_notify(3) sends: no library needed.  Nothing without $NOTIFY_SOCKET.
+ */
+static void
+notify_systemd(const char *state)
+{
+	const char		*path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un	 sun;
+	socklen_t		 len;
+	int			 fd;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') ||
+	    strlen(path) >= sizeof(sun.sun_path))
+		return;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';	/* an abstract address */
+	len = offsetof(struct sockaddr_un, sun_path) + strlen(path);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+	    (struct sockaddr *)&sun, len) == -1)
+		log_warn("notifying systemd at %s", path);
+	close(fd);
 }
 
 static void
@@ -42,6 +111,32 @@ log_warning(const char *msg, void *arg)
  * the user and the group exist and that the TLS files load and fit this
  * node.  Reports FILE:LINE: message; returns the number of errors.
  */
+/*
+ * The line of the tls-* statement that a TLS error or warning is about (it
+ * starts with the statement's keyword), else that of tls-cert.
+ */
+static int
+tls_line(const struct config *cf, const char *msg)
+{
+	static const struct {
+		const char	*kw;
+		enum stmt_kind	 kind;
+	} kws[] = {
+		{ "tls-key ", STMT_TLS_KEY }, { "tls-ca ", STMT_TLS_CA },
+		{ "tls-crl ", STMT_TLS_CRL }, { "", STMT_TLS_CERT },
+	};
+	size_t	 i, j;
+
+	for (i = 0; i < sizeof(kws) / sizeof(kws[0]); i++) {
+		if (strncmp(msg, kws[i].kw, strlen(kws[i].kw)) != 0)
+			continue;
+		for (j = cf->lines.n; j-- > 0;)
+			if (cf->lines.v[j].kind == kws[i].kind)
+				return cf->lines.v[j].line;
+	}
+	return 0;
+}
+
 static int
 check_system(const struct config *cf)
 {
@@ -49,7 +144,7 @@ check_system(const struct config *cf)
 	const struct stmt *st;
 	struct stmt	 tmp;
 	char		 err[512];
-	int		 errors = 0, tls_line = 0, line;
+	int		 errors = 0, has_tls = 0, line;
 	size_t		 i;
 
 	if (vnetd_init(&d) == -1) {
@@ -74,22 +169,80 @@ check_system(const struct config *cf)
 		if (config_stmt_order(st) != 0)
 			continue;
 		if (st->kind == STMT_TLS_CERT)
-			tls_line = line;
+			has_tls = 1;
 		if (vnetd_apply(&d, st, 0, err, sizeof(err)) == -1) {
 			fprintf(stderr, "%s:%d: %s\n", cf->file, line, err);
 			errors++;
 		}
 	}
-	if (errors == 0 && tls_line != 0) {
+	if (errors == 0 && has_tls) {
 		if (vnetd_tls(&d, err, sizeof(err)) == NULL) {
-			fprintf(stderr, "%s:%d: %s\n", cf->file, tls_line, err);
+			fprintf(stderr, "%s:%d: %s\n", cf->file,
+			    tls_line(cf, err), err);
 			errors++;
 		} else if (d.tls_warning[0] != '\0')
 			fprintf(stderr, "%s:%d: warning: %s\n", cf->file,
-			    tls_line, d.tls_warning);
+			    tls_line(cf, d.tls_warning), d.tls_warning);
 	}
 	vnetd_free(&d);
 	return errors;
+}
+
+/*
+ * Routes to links that no statement makes and no peer can bring: a
+ * misspelt name, or a node without a listener.  Warned, not refused: the
+ * link may be added at run time.
+ */
+static void
+check_routes(const struct config *cf, void (*warnf)(const char *, void *))
+{
+	const struct stmt *st;
+	struct stmt	 tmp, probe;
+	struct stmt_index links;
+	char		 node[STMT_NAME_MAX + 1], msg[STMT_PATH_MAX + 256];
+	int		 listens = 0, line;
+	size_t		 i;
+
+	vnetd_default_node(node, sizeof(node));
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		if (st->kind == STMT_LISTEN && st->op == STMT_OP_SET)
+			listens = 1;
+		if (st->kind == STMT_NODE)
+			snprintf(node, sizeof(node), "%s", st->name);
+	}
+	/* By name: a file of many routes is checked in linear time. */
+	stmt_index_init(&links, &cf->lines, STMT_KEY_NAME);
+	if (stmt_index_add_all(&links, STMT_LINK) == -1) {
+		stmt_index_free(&links);
+		return;		/* out of memory: a warning less */
+	}
+	memset(&probe, 0, sizeof(probe));
+	probe.kind = STMT_LINK;
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind != STMT_ROUTE)
+			continue;
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		line = cf->lines.v[i].line;
+		if (st->op != STMT_OP_SET || st->target != TARGET_LINK)
+			continue;
+		snprintf(probe.name, sizeof(probe.name), "%s", st->name);
+		if (strcmp(st->name, node) == 0)
+			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
+			    "link %s, this node's own name: no peer can bring "
+			    "it, the route is never used", cf->file, line,
+			    st->name);
+		else if (!listens && stmt_index_find(&links, &probe) == -1)
+			snprintf(msg, sizeof(msg), "%s:%d: warning: route to "
+			    "link %s, which no link statement makes and, "
+			    "without a listener, no peer can bring: a "
+			    "misspelling?", cf->file, line, st->name);
+		else
+			continue;
+		warnf(msg, NULL);
+	}
+	stmt_index_free(&links);
 }
 
 static int
@@ -180,7 +333,15 @@ main(int argc, char **argv)
 	int		 ch, foreground = 0, check = 0, verbose = 0, ready = -1;
 	size_t		 i;
 
-	while ((ch = getopt(argc, argv, "Ff:np:s:vh")) != -1) {
+	static const struct option longopts[] = {
+		{ "help",	no_argument,	NULL,	'h' },
+		{ "version",	no_argument,	NULL,	'V' },
+		{ NULL,		0,		NULL,	0 },
+	};
+	char		 status[STMT_PATH_MAX + 2 * STMT_NAME_MAX + 128];
+
+	while ((ch = getopt_long(argc, argv, "Ff:np:s:vhV", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'F':
 			foreground = 1;
@@ -200,12 +361,21 @@ main(int argc, char **argv)
 		case 'v':
 			verbose++;
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("vnetd %s\n", PACKAGE_VERSION);
+			return 0;
 		default:
-			usage();
+			usage(stderr);
+			return 1;
 		}
 	}
-	if (optind != argc)
-		usage();
+	if (optind != argc) {
+		usage(stderr);
+		return 1;
+	}
 
 	/* Errors are printed FILE:LINE: message, one a line. */
 	if (config_load(conffile, &cf, print_error, NULL) != 0) {
@@ -214,6 +384,7 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		config_warnings(&cf, print_error, NULL);
+		check_routes(&cf, print_error);
 		if (check_system(&cf) != 0) {
 			config_clear(&cf);
 			return 1;
@@ -226,6 +397,7 @@ main(int argc, char **argv)
 
 	log_init("vnetd", foreground, verbose);
 	config_warnings(&cf, log_warning, NULL);
+	check_routes(&cf, log_warning);
 	if (vnetd_init(&d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
@@ -235,20 +407,21 @@ main(int argc, char **argv)
 		if (vnetd_apply(&d, stmt_vec_get(&cf.lines, i, &tmp), 0, err,
 		    sizeof(err)) == -1)
 			fatalx("%s:%d: %s", cf.file, cf.lines.v[i].line, err);
-	config_clear(&cf);
 	/* Reload reads it again after the daemon has changed directory. */
 	if (realpath(conffile, d.config_file) == NULL)
 		snprintf(d.config_file, sizeof(d.config_file), "%s", conffile);
 	/* Now, while the key is readable: links added later may want TLS. */
 	if (d.tls_cert[0] != '\0') {
 		if (vnetd_tls(&d, err, sizeof(err)) == NULL)
-			fatalx("%s", err);
+			fatalx("%s:%d: %s", cf.file, tls_line(&cf, err), err);
 		log_info("TLS: certificate %s, CA %s%s%s", d.tls_cert,
 		    d.tls_ca, d.tls_crl[0] != '\0' ? ", CRL " : "",
 		    d.tls_crl);
 		if (d.tls_warning[0] != '\0')
-			log_warnx("warning: %s", d.tls_warning);
+			log_warnx("%s:%d: warning: %s", cf.file,
+			    tls_line(&cf, d.tls_warning), d.tls_warning);
 	}
+	config_clear(&cf);
 
 	d.control_fixed = sock != NULL;
 	if (sock != NULL)
@@ -256,6 +429,7 @@ main(int argc, char **argv)
 	if (d.control_path[0] == '\0')
 		snprintf(d.control_path, sizeof(d.control_path), "%s",
 		    VNETD_SOCKET);
+	control_dir(d.control_path, strcmp(d.control_path, VNETD_SOCKET) == 0);
 	if ((d.control = control_open(&d, d.control_path, err,
 	    sizeof(err))) == NULL)
 		fatalx("%s", err);
@@ -283,10 +457,14 @@ main(int argc, char **argv)
 	}
 	log_info("node %s in network %s running, control socket %s",
 	    d.node, d.network, d.control_path);
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=node %s in network "
+	    "%s, control socket %s", d.node, d.network, d.control_path);
+	notify_systemd(status);
 
 	d.exit_code = 1;
 	event_base_dispatch(d.base);
 
+	notify_systemd("STOPPING=1");
 	log_info("exiting");
 	vnetd_free(&d);
 	if (pidfile != NULL && unlink(pidfile) == -1)

@@ -140,6 +140,9 @@ static const struct {
 	{ "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"",
 	    "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"" },
 	{ "reload",				"reload" },
+	{ "reload -n",				"reload -n" },
+	{ "show links all",			"show links all" },
+	{ "show refused",			"show refused" },
 	{ "save",				"save" },
 	{ "save /etc/vnetd/vnetd.conf",		"save /etc/vnetd/vnetd.conf" },
 	{ "save \"/tmp/a b.conf\"",		"save \"/tmp/a b.conf\"" },
@@ -701,12 +704,12 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links, routes, interfaces, macs, stats, config, link NAME, flows, vcc, nodes, topology or traffic" },
+	    "show: expected links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
-	    "links, routes, interfaces, macs, stats, config, link NAME, flows, vcc, nodes, topology or traffic)" },
+	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
-	    "links, routes, interfaces, macs, stats, config, link NAME, flows, vcc, nodes, topology or traffic)" },
+	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -764,8 +767,12 @@ static const struct {
 	    "link: congestion given twice" },
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
-	{ "show link",			10, "show: expected links, routes, "
-	    "interfaces, macs, stats, config, link NAME, flows, vcc, nodes, topology or traffic" },
+	{ "show link",			10, "show: expected links [all], routes, "
+	    "interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
+	{ "show links some",		12, "show: unexpected 'some'" },
+	{ "show links all x",		16, "show: unexpected 'x'" },
+	{ "reload -x",			8, "reload: unexpected '-x'" },
+	{ "reload -n -n",		11, "reload: unexpected '-n'" },
 	{ "show link a b",		13, "show: unexpected 'b'" },
 	/* listen options. */
 	{ "listen *:1 tls tls",		16, "listen: tls given twice" },
@@ -1335,6 +1342,8 @@ static const struct {
 	  "route 00:00:00:00:00:01 any link x",				0 },
 	{ "show links",			"show links",			1 },
 	{ "show links",			"show routes",			0 },
+	{ "show links",			"show links all",		0 },
+	{ "reload",			"reload -n",			0 },
 	{ "interface l pcap e",		"interface l pcap e promisc yes", 1 },
 	{ "interface l pcap e",		"interface l pcap e promisc no", 0 },
 	{ "interface l pcap e",		"interface l tap e",		0 },
@@ -1571,6 +1580,12 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_hostport(state, &st->addr, 1);
 		st->tls = (int)rnd(state, 2);
+		st->nallow = rnd(state, STMT_ALLOW_MAX + 1);
+		for (i = 0; i < st->nallow; i++)
+			rnd_cidr(state, &st->allow[i]);
+		break;
+	case STMT_HTTP:
+		rnd_hostport(state, &st->addr, 1);
 		st->nallow = rnd(state, STMT_ALLOW_MAX + 1);
 		for (i = 0; i < st->nallow; i++)
 			rnd_cidr(state, &st->allow[i]);

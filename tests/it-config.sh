@@ -147,15 +147,17 @@ out=$(vctl c1 add-route any zz link x 2>"$TMPD/ctl.err") || rc=$?
 ((rc == 1)) || fail "vnetctl add-route with a bad MAC exited $rc, not 1"
 [[ -z $out ]] || fail "vnetctl printed on stdout: $out"
 got=$(cat "$TMPD/ctl.err")
-[[ $got == "vnetctl: add-route: invalid MAC address 'zz'" ]] ||
+[[ $got == "vnetctl: add-route: invalid MAC address 'zz'
+usage: vnetctl add-route SRC DST link|interface NAME" ]] ||
 	fail "vnetctl's error was '$got'"
 vctl_daemon_ready c1 || fail "the daemon does not answer after a bad command"
 proc_running "$c1pid" || fail "the daemon died"
 
-# one_error WHAT: the last vnetctl failed with exit 1 and one line on stderr.
+# one_error WHAT: the last vnetctl failed with exit 1 and one line on stderr
+# (a syntax error adds the verb's usage on a second).
 one_error() {
 	((rc == 1)) || fail "$1 exited $rc, not 1"
-	if (($(wc -l <"$TMPD/ctl.err") != 1)) || ! grep -q '^vnetctl: ' "$TMPD/ctl.err"; then
+	if (($(grep -vc '^usage: vnetctl ' "$TMPD/ctl.err") != 1)) || ! grep -q '^vnetctl: ' "$TMPD/ctl.err"; then
 		fail "$1: the error is not one line: $(cat "$TMPD/ctl.err")"
 	fi
 	say "$1: $(cat "$TMPD/ctl.err")"

@@ -58,10 +58,11 @@ vctl proxy show config | grep -qxF "http $(addr proxy):$HP allow $(addr host1)/3
 	fail "show config lacks the http statement: $(vctl proxy show config)"
 
 say "every endpoint parses and agrees with vnetctl -j"
-for v in links routes interfaces macs stats flows vcc nodes topology traffic \
+for v in "links all" routes interfaces macs stats flows vcc nodes topology traffic \
 	"traffic nodes" "traffic topology" "link host1"; do
 	p=${v// //}
 	[[ $v == "link host1" ]] && p=links/host1
+	[[ $v == "links all" ]] && p=links
 	# shellcheck disable=SC2086 # the verb's words
 	vctl proxy -j show $v >"$TMPD/cli.json" || fail "vnetctl -j show $v failed"
 	get host1 "/api/v1/$p" >"$TMPD/api.json" || fail "GET /api/v1/$p failed"
@@ -78,7 +79,7 @@ c=$(code host1 /api/v1/links -X POST) || true
 [[ $c =~ ^(405|501)$ ]] || fail "POST answered $c"
 c=$(code host1 /api/v1/links -X DELETE) || true
 [[ $c =~ ^(405|501)$ ]] || fail "DELETE answered $c"
-vctl proxy -t show links | grep -q "^host1" || fail "link host1 is gone after the refused methods"
+vctl proxy -t show links all | grep -q "^host1" || fail "link host1 is gone after the refused methods"
 
 get host1 / >"$TMPD/page.html" || fail "GET / failed"
 cmp -s "$TMPD/page.html" "$(dirname "$0")/../src/www/index.html" ||

@@ -58,8 +58,9 @@ expect_more() {
 	now=$(stat_value proxy "$1")
 	((now - before[$1] >= $2)) || fail "proxy $1 grew by $((now - before[$1])), not $2 or more"
 }
-# garbage, two oversized lengths, the wrong version, a frame before hello
-expect_more bad_messages 5
+# garbage, two oversized lengths, a frame before hello; the wrong version
+# is a refusal, counted once, as refused
+expect_more bad_messages 4
 expect_more refused 1
 expect_more tls_failed 1
 # the flood comes from one address: it meets the per-address limit

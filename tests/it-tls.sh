@@ -41,7 +41,7 @@ tls-ca $CA_DIR/ca.crt" "@:2: TLS needs all of tls-cert, tls-key and tls-ca (miss
 check_n "node host1
 tls-cert $CA_DIR/host1.crt
 tls-key $CA_DIR/host2.key
-tls-ca $CA_DIR/ca.crt" "@:2: tls-key $CA_DIR/host2.key: not the key of tls-cert $CA_DIR/host1.crt"
+tls-ca $CA_DIR/ca.crt" "@:3: tls-key $CA_DIR/host2.key: not the key of tls-cert $CA_DIR/host1.crt"
 check_n "node host1
 tls-cert $CA_DIR/nonexistent.crt
 tls-key $CA_DIR/host1.key

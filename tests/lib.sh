@@ -263,7 +263,7 @@ vctl() {
 # found by its name in the table's header line.
 link_field() {
 	local d=$1 link=$2 col=$3
-	vctl "$d" show links | awk -v n="$link" -v c="$col" '
+	vctl "$d" show links all | awk -v n="$link" -v c="$col" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
 		$1 == n && idx { print $idx; found = 1; exit }
 		END { exit !found }'
@@ -291,7 +291,7 @@ links_sum() {
 	frames_in) idx=5 ;; bytes_in) idx=6 ;; frames_out) idx=7 ;;
 	bytes_out) idx=8 ;; drops) idx=9 ;; *) fail "links_sum: no column '$col'" ;;
 	esac
-	vctl "$1" -t show links | awk -F'\t' -v i="$idx" '{ s += $i } END { print s + 0 }'
+	vctl "$1" -t show links all | awk -F'\t' -v i="$idx" '{ s += $i } END { print s + 0 }'
 }
 
 # stat_value DAEMON NAME: one row of `show stats`.
@@ -634,6 +634,24 @@ iface_field() {
 	((idx > 0)) || fail "iface_field: no column '$col'"
 	vctl "$d" -t show interfaces | awk -F'\t' -v n="$ifc" -v i="$idx" \
 		'$1 == n { print $i; found = 1; exit } END { exit !found }'
+}
+
+# source_copy SRC DEST: the source tree SRC (what git knows and does not
+# ignore, with the generated build system) copied to the new DEST, to be
+# built there without touching SRC's build.
+source_copy() {
+	local src=$1 dest=$2
+	mkdir "$dest"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && { git ls-files -co --exclude-standard
+			printf '%s\n' configure Makefile.in aclocal.m4
+			find build-aux m4 -type f; } | sort -u | while read -r f; do
+				[[ -e $f ]] && printf '%s\0' "$f"
+			done | xargs -0 cp --parents -t "$dest")
+	else
+		cp -a "$src/." "$dest/"
+		[[ ! -f $dest/Makefile ]] || make -C "$dest" distclean >/dev/null
+	fi
 }
 
 # The control plane's star (routing auto): a proxy (10.66.0.1) and hosts
