@@ -73,6 +73,8 @@ struct ssl_st;
  * LINK_NOTSENT_LOWAT bytes not yet sent (TCP_NOTSENT_LOWAT).
  */
 #define LINK_OUT_MAX		(64 * 1024)
+/* Node records waiting in a plain connection's output, at most. */
+#define LINK_NODE_OUT_MAX	(1024 * 1024)
 #define LINK_OUT_LOW		(16 * 1024)
 #define LINK_NOTSENT_LOWAT	(64 * 1024)
 #define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
@@ -243,7 +245,8 @@ void		 link_show_refused(struct vnetd *, struct evbuffer *);
  * unknown).
  */
 const char	*link_node_peer(const struct link *);
-void		 link_send_node(struct link *, const uint8_t *p, size_t n);
+/* -1: not sent (no control plane there, or its output is backed up). */
+int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
 
 /* An accepted connection (over TLS or not): starts its handshake. */

@@ -84,6 +84,8 @@ int		 nodedb_remove(struct nodedb *, const char *name);
 
 const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
 /* The records, ours included, in name order: i in 0..nodedb_count()-1. */
+/* The index of name's record (as for nodedb_at()), or -1. */
+int		 nodedb_index(const struct nodedb *, const char *name);
 size_t		 nodedb_count(const struct nodedb *);
 const struct nodedb_entry *nodedb_at(const struct nodedb *, size_t i);
 const char	*nodedb_self(const struct nodedb *);

@@ -89,6 +89,13 @@ void	 sched_opts_to_stmt(const struct sched_opts *, struct stmt *);
 int	 sched_init(struct sched *, const struct sched_opts *, size_t limit,
 	    size_t prefix, size_t maxframe, uint64_t now, uint32_t seed);
 void	 sched_free(struct sched *);
+/*
+ * Empty queues of a new limit in place of the old ones (their frames in
+ * *lost); the rest of the scheduler stays.  -1 (the old queues kept) when
+ * memory is short.
+ */
+int	 sched_resize(struct sched *, size_t limit, size_t maxframe,
+	    uint32_t seed, size_t *lost);
 /* New options: the AQM and shaper start afresh, the queue is kept. */
 void	 sched_set_opts(struct sched *, const struct sched_opts *, uint64_t now);
 /* Queues prefix and frame; -1 (counted) if the queue is full. */

@@ -23,7 +23,8 @@
 
 struct traffic;
 
-struct traffic	*traffic_new(uint64_t now_ms);
+/* seed: of the hash tables, random where guests or peers pick the keys. */
+struct traffic	*traffic_new(uint64_t now_ms, uint32_t seed);
 void		 traffic_free(struct traffic *);
 /* One frame of len bytes from src to dst, for node dst_node ("*": none). */
 void		 traffic_count(struct traffic *, const uint8_t *src,

@@ -131,21 +131,13 @@ link_options(struct vnetd *d, const char *name, struct sched_opts *o)
 static int
 link_queue_set(struct link *l, size_t limit)
 {
-	struct sched	 s;
-	struct sched_counters c;
 	size_t		 lost;
 
 	if (limit == l->queue_max)
 		return 0;
-	if (sched_init(&s, &l->sched.opts, limit, WIRE_HDR_LEN +
-	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
-	    arc4random()) == -1)
+	if (sched_resize(&l->sched, limit, WIRE_FRAME_MAX, arc4random(),
+	    &lost) == -1)
 		return -1;
-	c = l->sched.c;
-	lost = sched_frames(&l->sched);
-	sched_free(&l->sched);
-	l->sched = s;
-	l->sched.c = c;
 	l->sched.c.flushed += lost;
 	l->queue_max = limit;
 	return 0;
@@ -2041,16 +2033,27 @@ link_node_peer(const struct link *l)
 	return l->conn->hello.node;
 }
 
-void
+int
 link_send_node(struct link *l, const uint8_t *p, size_t n)
 {
 	uint8_t	 hdr[WIRE_HDR_LEN];
+	size_t	 room;
 
 	if (link_node_peer(l) == NULL || l->conn->closing)
-		return;
+		return -1;
+	/*
+	 * Records bypass the link's queue, so a peer that does not read must
+	 * not make them pile up: past a bound (the TLS buffer's room, or
+	 * LINK_NODE_OUT_MAX) a record is left out; the next refresh repairs
+	 * what it would have said.
+	 */
+	room = l->conn->tls ? LINK_TX_SIZE : LINK_NODE_OUT_MAX;
+	if (conn_out_len(l->conn) + sizeof(hdr) + n > room)
+		return -1;
 	wire_node_encode_hdr(hdr, n);
 	conn_write(l->conn, hdr, sizeof(hdr));
 	conn_write(l->conn, p, n);
+	return 0;
 }
 
 uint32_t

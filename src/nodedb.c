@@ -231,6 +231,16 @@ nodedb_get(const struct nodedb *db, const char *name)
 	return found ? &db->e[at] : NULL;
 }
 
+int
+nodedb_index(const struct nodedb *db, const char *name)
+{
+	size_t	 at;
+	int	 found;
+
+	at = find(db, name, &found);
+	return found ? (int)at : -1;
+}
+
 size_t
 nodedb_count(const struct nodedb *db)
 {

@@ -41,7 +41,7 @@ struct rmac {
 };
 
 struct routing_stats {
-	uint64_t	records_in, records_out, bytes_out;
+	uint64_t	records_in, records_out, bytes_out, records_skipped;
 	uint64_t	malformed, refused, seq_ahead;
 	uint64_t	macs_refused;	/* local table full */
 	uint64_t	claims;		/* MACs taken over from another node */
@@ -53,6 +53,7 @@ struct routing_stats {
 
 struct routing {
 	struct vnetd		*d;
+	uint32_t		 seed;		/* of the MAC tables */
 	int			 on;
 	unsigned int		 refresh;	/* s; 0: the default */
 	int			 has_advertise;
@@ -91,10 +92,11 @@ struct routing {
 static void	routing_originate_soon(struct routing *, uint64_t delay_ms);
 static void	routing_compute_soon(struct routing *);
 
+/* Seeded: peers name the MACs in their records and could aim them. */
 static unsigned int
-mac_bucket(const uint8_t *mac)
+mac_bucket(const struct routing *r, const uint8_t *mac)
 {
-	return hash_fnv1a(HASH_FNV_BASIS, mac, ETHER_ADDR_LEN) % MAC_BUCKETS;
+	return hash_fnv1a(r->seed, mac, ETHER_ADDR_LEN) % MAC_BUCKETS;
 }
 
 static struct lmac *
@@ -102,7 +104,7 @@ local_find(struct routing *r, const uint8_t *mac)
 {
 	struct lmac	*m;
 
-	for (m = r->local[mac_bucket(mac)]; m != NULL; m = m->next)
+	for (m = r->local[mac_bucket(r, mac)]; m != NULL; m = m->next)
 		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0)
 			return m;
 	return NULL;
@@ -113,7 +115,7 @@ local_del(struct routing *r, const uint8_t *mac)
 {
 	struct lmac	**mp, *m;
 
-	for (mp = &r->local[mac_bucket(mac)]; (m = *mp) != NULL;
+	for (mp = &r->local[mac_bucket(r, mac)]; (m = *mp) != NULL;
 	    mp = &m->next)
 		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0) {
 			*mp = m->next;
@@ -129,7 +131,7 @@ route_find(struct routing *r, const uint8_t *mac)
 {
 	struct rmac	*m;
 
-	for (m = r->routes[mac_bucket(mac)]; m != NULL; m = m->next)
+	for (m = r->routes[mac_bucket(r, mac)]; m != NULL; m = m->next)
 		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0)
 			return m;
 	return NULL;
@@ -188,7 +190,10 @@ refresh_s(const struct routing *r)
 static void
 send_one(struct routing *r, struct link *l, const uint8_t *p, size_t n)
 {
-	link_send_node(l, p, n);
+	if (link_send_node(l, p, n) == -1) {
+		r->st.records_skipped++;
+		return;
+	}
 	r->st.records_out++;
 	r->st.bytes_out += WIRE_HDR_LEN + n;
 }
@@ -371,7 +376,7 @@ claim(struct routing *r, const char *owner, const struct node_mac *nm,
 		if ((rm = calloc(1, sizeof(*rm))) == NULL)
 			return;
 		memcpy(rm->mac, nm->mac, ETHER_ADDR_LEN);
-		b = mac_bucket(nm->mac);
+		b = mac_bucket(r, nm->mac);
 		rm->next = r->routes[b];
 		r->routes[b] = rm;
 		r->nroutes++;
@@ -426,16 +431,32 @@ compute(struct routing *r)
 	r->st.recomputed++;
 	spf_clear(r->spf);
 	routes_clear(r);
+	/*
+	 * The graph's nodes are the records, in the database's order (so a
+	 * node's index is its record's), then this node if it has none yet;
+	 * a link to a name without a record is left out: it could never be
+	 * two-way, and peers choose those names, so they must not grow the
+	 * graph.
+	 */
+	for (i = 0; i < nodedb_count(r->db); i++)
+		if (spf_node(r->spf, nodedb_at(r->db, i)->name) != (int)i) {
+			log_warnx("routing: out of memory computing paths");
+			return;
+		}
 	self = spf_node(r->spf, r->d->node);
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK ||
-		    (idx = spf_node(r->spf, e->name)) == -1)
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
 			continue;
-		for (k = 0; k < r->rec->nlinks; k++)
-			if ((to = spf_node(r->spf, r->rec->links[k].name)) != -1)
-				(void)spf_link(r->spf, idx, to,
+		for (k = 0; k < r->rec->nlinks; k++) {
+			to = nodedb_index(r->db, r->rec->links[k].name);
+			if (to == -1 &&
+			    strcmp(r->rec->links[k].name, r->d->node) == 0)
+				to = self;
+			if (to != -1)
+				(void)spf_link(r->spf, (int)i, to,
 				    r->rec->links[k].rtt_us);
+		}
 	}
 	if (self == -1 || spf_run(r->spf, self) == -1) {
 		log_warnx("routing: out of memory computing paths");
@@ -443,8 +464,8 @@ compute(struct routing *r)
 	}
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (e->self || (idx = spf_find(r->spf, e->name)) == SPF_NONE ||
-		    !spf_reachable(r->spf, idx))
+		idx = (int)i;	/* the graph's nodes are in the records' order */
+		if (e->self || !spf_reachable(r->spf, idx))
 			continue;
 		hop = spf_next_hop(r->spf, idx);
 		via = hop != SPF_NONE ? link_to(r, spf_name(r->spf, hop)) :
@@ -674,7 +695,9 @@ routing_local_frame(struct routing *r, struct iface *ifc, const uint8_t *eth,
 			memcpy(lm->mac, src, ETHER_ADDR_LEN);
 			lm->version = 1;
 			if ((rm = route_find(r, src)) != NULL) {
-				lm->version = rm->version + 1;
+				/* Saturated: 0 is no version on the wire. */
+				lm->version = rm->version == UINT32_MAX ?
+				    UINT32_MAX : rm->version + 1;
 				r->st.claims++;
 				log_info("routing: MAC %s, node %s's, is here "
 				    "now: claimed with version %u",
@@ -684,7 +707,7 @@ routing_local_frame(struct routing *r, struct iface *ifc, const uint8_t *eth,
 			lm->port = fwd_port_ref(r->d->fwd, FWD_IFACE,
 			    ifc->name);
 			lm->seen_ms = now;
-			b = mac_bucket(src);
+			b = mac_bucket(r, src);
 			lm->next = r->local[b];
 			r->local[b] = lm;
 			r->nlocal++;
@@ -741,6 +764,7 @@ routing_new(struct vnetd *d)
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	r->d = d;
+	r->seed = arc4random();
 	return r;
 }
 
@@ -805,7 +829,7 @@ routing_start(struct routing *r)
 		return 0;
 	if ((r->db = nodedb_new(r->d->node, 0)) == NULL ||
 	    (r->spf = spf_new()) == NULL ||
-	    (r->tm = traffic_new(vnetd_now_ms())) == NULL ||
+	    (r->tm = traffic_new(vnetd_now_ms(), arc4random())) == NULL ||
 	    (r->rec = malloc(sizeof(*r->rec))) == NULL ||
 	    (r->enc = malloc(NODE_RECORD_MAX)) == NULL ||
 	    (r->ev_orig = evtimer_new(r->d->base, orig_cb, r)) == NULL ||
@@ -1126,6 +1150,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("records_in", r->st.records_in);
 	ROW("records_out", r->st.records_out);
 	ROW("records_bytes_out", r->st.bytes_out);
+	ROW("records_skipped", r->st.records_skipped);
 	ROW("records_originated", r->st.originated);
 	ROW("records_malformed", r->st.malformed);
 	ROW("records_refused", r->st.refused);

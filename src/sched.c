@@ -97,6 +97,31 @@ sched_free(struct sched *s)
 	fq_free(&s->fq);
 }
 
+/*
+ * A new queue limit: new, empty queues in place of the old ones, whose
+ * frames are thrown away (returned, for the caller to count); options,
+ * shaper, counters and samples stay.  Done in place because a struct fq
+ * cannot be copied: its flow lists point back into it.  On failure (no
+ * memory) the old queues stay.
+ */
+int
+sched_resize(struct sched *s, size_t limit, size_t maxframe, uint32_t seed,
+    size_t *lost)
+{
+	struct lq	 q;
+
+	if (lq_init(&q, limit, s->prefix + maxframe) == -1)
+		return -1;
+	*lost = sched_frames(s);
+	sched_unhold(s);
+	lq_free(&s->q);
+	s->q = q;
+	fq_free(&s->fq);
+	if (fq_init(&s->fq, limit, s->prefix, &s->opts.aqm, seed) == -1)
+		return -1;	/* fq_init cannot fail today; q is already set */
+	return 0;
+}
+
 size_t
 sched_frames(const struct sched *s)
 {

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "ether.h"
+#include "hash.h"
 #include "stmt.h"
 
 /*
@@ -2404,26 +2405,15 @@ stmt_vec_clear(struct stmt_vec *v)
 /* Hashes and indexes. */
 
 static uint32_t
-fnv(uint32_t h, const void *data, size_t n)
-{
-	const uint8_t	*p = data;
-	size_t		 i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-static uint32_t
 fnv_str(uint32_t h, const char *s)
 {
-	return fnv(h, s, strlen(s));
+	return hash_fnv1a(h, s, strlen(s));
 }
 
 static uint32_t
 fnv_u32(uint32_t h, uint32_t v)
 {
-	return fnv(h, &v, sizeof(v));
+	return hash_fnv1a(h, &v, sizeof(v));
 }
 
 /* murmur3's finalizer: the table takes the low bits. */
@@ -2442,13 +2432,13 @@ static uint32_t
 match_hash(uint32_t h, const struct stmt_match *m)
 {
 	h = fnv_u32(h, (uint32_t)m->kind);
-	return m->kind == MATCH_ANY ? h : fnv(h, m->mac, ETHER_ADDR_LEN);
+	return m->kind == MATCH_ANY ? h : hash_fnv1a(h, m->mac, ETHER_ADDR_LEN);
 }
 
 uint32_t
 stmt_hash(const struct stmt *st)
 {
-	uint32_t	 h = 2166136261u;
+	uint32_t	 h = HASH_FNV_BASIS;
 	size_t		 i;
 
 	h = fnv_u32(h, (uint32_t)st->kind);
@@ -2492,7 +2482,7 @@ stmt_hash(const struct stmt *st)
 static uint32_t
 key_hash(enum stmt_key key, const struct stmt *st)
 {
-	uint32_t	 h = fnv_u32(2166136261u, (uint32_t)st->kind);
+	uint32_t	 h = fnv_u32(HASH_FNV_BASIS, (uint32_t)st->kind);
 
 	switch (key) {
 	case STMT_KEY_SAME:
@@ -2513,7 +2503,7 @@ key_hash(enum stmt_key key, const struct stmt *st)
 static uint32_t
 route_key_hash(enum stmt_key key, const struct stmt_route *r)
 {
-	uint32_t	 h = fnv_u32(2166136261u, (uint32_t)STMT_ROUTE);
+	uint32_t	 h = fnv_u32(HASH_FNV_BASIS, (uint32_t)STMT_ROUTE);
 
 	switch (key) {
 	case STMT_KEY_SAME:

@@ -36,16 +36,18 @@ struct traffic {
 	unsigned int	 pos;		/* slot of the second just completed */
 	uint64_t	 overflow;
 	uint64_t	 version;
+	uint32_t	 seed;		/* of the hashes: guests pick the keys */
 };
 
 struct traffic *
-traffic_new(uint64_t now_ms)
+traffic_new(uint64_t now_ms, uint32_t seed)
 {
 	struct traffic	*t;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return NULL;
 	t->sec = now_ms / 1000;
+	t->seed = seed;
 	return t;
 }
 
@@ -126,7 +128,7 @@ traffic_count(struct traffic *t, const uint8_t *src, const uint8_t *dst,
 	traffic_tick(t, now_ms);
 	memcpy(key, src, ETHER_ADDR_LEN);
 	memcpy(key + ETHER_ADDR_LEN, dst, ETHER_ADDR_LEN);
-	h = hash_fnv1a(HASH_FNV_BASIS, key, sizeof(key)) % TRAFFIC_BUCKETS;
+	h = hash_fnv1a(t->seed, key, sizeof(key)) % TRAFFIC_BUCKETS;
 	for (p = t->pb[h]; p != NULL; p = p->next)
 		if (memcmp(p->key, key, sizeof(key)) == 0)
 			break;
@@ -144,7 +146,7 @@ traffic_count(struct traffic *t, const uint8_t *src, const uint8_t *dst,
 	meter_add(&p->m, len, now_ms);
 	t->version++;
 
-	h = hash_fnv1a(HASH_FNV_BASIS, dst_node, strlen(dst_node)) %
+	h = hash_fnv1a(t->seed, dst_node, strlen(dst_node)) %
 	    TRAFFIC_BUCKETS;
 	for (n = t->nb[h]; n != NULL; n = n->next)
 		if (strcmp(n->name, dst_node) == 0)

@@ -377,7 +377,7 @@ END_TEST
 
 START_TEST(traffic_rates)
 {
-	struct traffic	*t = traffic_new(0);
+	struct traffic	*t = traffic_new(0, 0x9747b28c);
 	struct node_row	 rows[4];
 	struct node_dst	 dsts[4];
 	uint64_t	 ms;
@@ -422,7 +422,7 @@ END_TEST
 
 START_TEST(traffic_bounded)
 {
-	struct traffic	*t = traffic_new(0);
+	struct traffic	*t = traffic_new(0, 0x9747b28c);
 	uint8_t		 src[6] = { 2, 0, 0, 0, 0, 0 };
 	size_t		 i;
 

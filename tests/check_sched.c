@@ -717,6 +717,53 @@ START_TEST(sched_storm_fattest)
 }
 END_TEST
 
+/*
+ * A new limit: the queued frames are returned as lost, and the resized
+ * scheduler queues and sends again (its flow lists are its own, not a
+ * copy's).
+ */
+static void
+sched_resize_in(struct sched *s, size_t limit, size_t *lost)
+{
+	ck_assert_int_eq(sched_resize(s, limit, 65536, 7, lost), 0);
+}
+
+START_TEST(sched_resize_keeps_working)
+{
+	struct sched		*s;
+	struct sched_opts	 o;
+	struct lq_item		 it;
+	uint8_t			 f[2048], pre[16];
+	size_t			 len = frame(f, sizeof(f), 4, PKT_ECN_NOT_ECT, 1000);
+	size_t			 lost, i, got = 0;
+	uint64_t		 t = SEC, wait;
+
+	memset(pre, 0xee, sizeof(pre));
+	sched_opts_default(&o);
+	ck_assert_int_eq(o.aqm.kind, AQM_FQ_CODEL);
+	ck_assert_ptr_nonnull(s = malloc(sizeof(*s)));
+	ck_assert_int_eq(sched_init(s, &o, 1 << 20, sizeof(pre), 65536, t, 1),
+	    0);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(sched_enqueue(s, t, pre, f, len), 0);
+	s->c.ce_marks = 42;
+	sched_resize_in(s, 256 * 1024, &lost);
+	ck_assert_uint_eq(lost, 5);
+	ck_assert_uint_eq(sched_frames(s), 0);
+	ck_assert_uint_eq(s->c.ce_marks, 42);
+	ck_assert_int_eq(sched_dequeue(s, t, &it, &wait), SCHED_EMPTY);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(sched_enqueue(s, t, pre, f, len), 0);
+	while (sched_dequeue(s, t, &it, &wait) == SCHED_SEND) {
+		ck_assert_uint_eq(it.len, sizeof(pre) + len);
+		got++;
+	}
+	ck_assert_uint_eq(got, 3);
+	sched_free(s);
+	free(s);
+}
+END_TEST
+
 START_TEST(sched_ecn)
 {
 	struct sched_counters	 c;
@@ -852,6 +899,7 @@ main(void)
 	tcase_add_test(tc, fq_full_drops_fattest);
 	tcase_add_test(tc, sched_ecn);
 	tcase_add_test(tc, sched_storm_fattest);
+	tcase_add_test(tc, sched_resize_keeps_working);
 	tcase_add_test(tc, sched_bypass);
 	tcase_add_test(tc, sched_opts_stmt);
 	suite_add_tcase(s, tc);
