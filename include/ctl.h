@@ -20,19 +20,21 @@
 
 #include <stdio.h>
 
+#include "out.h"
+
 #define CTL_REQUEST_MAX	4096	/* longest request line the daemon accepts */
 
 /* Connects to the control socket at path; returns fd or -1 (errno set). */
 int	 ctl_connect(const char *path);
 
 /*
- * Sends one request and reads its reply.  Rows go to out: with tabular == 0
- * tables are printed aligned under a header line, with tabular != 0 as the
- * raw tab-separated rows without a header.  %message lines go to msgout.  Returns 0 on %end, 1 on %error
+ * Sends one request and reads its reply.  Rows go to out rendered in fmt
+ * (see out.h): aligned under a header line, tab-separated with or without
+ * the header, or JSON.  %message lines go to msgout.  Returns 0 on %end, 1 on %error
  * (the message copied into err), -1 on a transport error (errno set, err
  * filled with a description).
  */
 int	 ctl_request(int fd, const char *request, FILE *out, FILE *msgout,
-	    int tabular, char *err, size_t errlen);
+	    enum out_format fmt, char *err, size_t errlen);
 
 #endif

@@ -124,6 +124,8 @@ struct vnetd {
 
 	struct vcc		*vcc;		/* flow tracking, translation */
 	struct routing		*routing;	/* the control plane */
+	struct http		*http;		/* the status server, or NULL */
+	struct history		*history;	/* 1 s samples, for rates */
 	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 };
 

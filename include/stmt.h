@@ -55,6 +55,7 @@
  *   routing auto [refresh SECONDS] | routing static
  *                                           SECONDS 1..1200; num (0: default)
  *   advertise HOST:PORT                     where peers may reach this node
+ *   http ADDR:PORT [allow CIDR[,CIDR...]]   the read-only status server
  *   show nodes|topology|traffic
  *   show traffic nodes
  *   show traffic topology [THRESHOLD]       THRESHOLD 0..1 (default 0.1),
@@ -128,8 +129,9 @@ enum stmt_kind {
 	STMT_ROUTING,
 	STMT_ADVERTISE,
 	STMT_ADAPT,
+	STMT_HTTP,
 };
-#define STMT_KIND_LAST	STMT_ADAPT
+#define STMT_KIND_LAST	STMT_HTTP
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */
@@ -280,7 +282,7 @@ struct stmt {
 	/* TCP congestion control of the link's connections; "": the system's */
 	char			congestion[STMT_CONGESTION_MAX + 1];
 	int			tls;			/* listen, link */
-	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen */
+	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen, http */
 	unsigned int		nallow;
 	char			peer[STMT_NAME_MAX + 1];/* link; "" = name */
 	uint32_t		queue;			/* link; 0 = default */

@@ -93,86 +93,27 @@ read_line(struct reader *r)
 	}
 }
 
-/* Rows kept until the reply ends, so that columns can be aligned. */
-struct table {
-	char	**rows;
-	size_t	  n, cap;
-};
-
-static int
-table_add(struct table *t, const char *row)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **n = realloc(t->rows, cap * sizeof(*n));
-
-		if (n == NULL)
-			return -1;
-		t->rows = n;
-		t->cap = cap;
-	}
-	if ((t->rows[t->n] = strdup(row)) == NULL)
-		return -1;
-	t->n++;
-	return 0;
-}
-
-static size_t
-field_len(const char *p)
-{
-	return strcspn(p, "\t");
-}
-
 static void
-table_print(const struct table *t, FILE *out)
+file_sink(const char *s, size_t len, void *arg)
 {
-	size_t	 width[32] = { 0 }, i, col, len;
-	const char *p;
-
-	for (i = 0; i < t->n; i++)
-		for (p = t->rows[i], col = 0; col < 32; col++) {
-			len = field_len(p);
-			if (len > width[col])
-				width[col] = len;
-			if (p[len] == '\0')
-				break;
-			p += len + 1;
-		}
-	for (i = 0; i < t->n; i++) {
-		for (p = t->rows[i], col = 0; ; col++) {
-			len = field_len(p);
-			if (p[len] == '\0' || col >= 31) {
-				fprintf(out, "%s\n", p);
-				break;
-			}
-			fprintf(out, "%-*.*s  ", (int)width[col], (int)len, p);
-			p += len + 1;
-		}
-	}
-}
-
-static void
-table_clear(struct table *t)
-{
-	size_t	 i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->rows[i]);
-	free(t->rows);
-	memset(t, 0, sizeof(*t));
+	fwrite(s, 1, len, arg);
 }
 
 int
-ctl_request(int fd, const char *request, FILE *out, FILE *msgout, int tabular,
-    char *err, size_t errlen)
+ctl_request(int fd, const char *request, FILE *out, FILE *msgout,
+    enum out_format fmt, char *err, size_t errlen)
 {
 	struct reader	*r;
-	struct table	 t;
+	struct out	*o;
 	char		*line;
-	int		 ret = -1, table = 0;
+	int		 ret = -1;
 
-	memset(&t, 0, sizeof(t));
+	if ((o = out_new(fmt, file_sink, out)) == NULL) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		out_free(o);
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
@@ -184,8 +125,7 @@ ctl_request(int fd, const char *request, FILE *out, FILE *msgout, int tabular,
 	}
 	while ((line = read_line(r)) != NULL) {
 		if (strncmp(line, "%columns ", 9) == 0) {
-			table = !tabular;
-			if (table && table_add(&t, line + 9) == -1)
+			if (out_line(o, line) == -1)
 				break;
 		} else if (strncmp(line, "%message ", 9) == 0) {
 			fprintf(msgout, "%s\n", line + 9);
@@ -199,20 +139,17 @@ ctl_request(int fd, const char *request, FILE *out, FILE *msgout, int tabular,
 		} else if (line[0] == '%') {
 			snprintf(err, errlen, "unexpected reply '%s'", line);
 			goto done;
-		} else if (table) {
-			if (table_add(&t, line) == -1)
-				break;
-		} else
-			fprintf(out, "%s\n", line);
+		} else if (out_line(o, line) == -1)
+			break;
 	}
 	if (line == NULL)
 		snprintf(err, errlen, "reading reply: %s", strerror(errno));
 	else if (ret == -1)
 		snprintf(err, errlen, "out of memory");
-	else if (ret == 0 && table)
-		table_print(&t, out);
+	else if (ret == 0)
+		out_end(o);
  done:
-	table_clear(&t);
+	out_free(o);
 	free(r);
 	return ret;
 }

@@ -29,6 +29,8 @@
 #include "ether.h"
 #include "fwd.h"
 #include "gso.h"
+#include "history.h"
+#include "http.h"
 #include "iface.h"
 #include "link.h"
 #include "log.h"
@@ -99,6 +101,7 @@ vnetd_init(struct vnetd *d)
 	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
 	    (d->routing = routing_new(d)) == NULL ||
+	    (d->history = history_new()) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
@@ -118,6 +121,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 	fwd_age(d->fwd, vnetd_now_ms());
 	vcc_expire(d->vcc, vnetd_now_us());
 	link_tick(d, vnetd_now_ms());
+	history_collect(d->history, d);
 }
 
 static void
@@ -184,6 +188,8 @@ vnetd_free(struct vnetd *d)
 	reload_cancel(d);
 	if (d->control != NULL)
 		control_close(d->control);
+	http_free(d->http);
+	d->http = NULL;
 	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
 		TAILQ_REMOVE(&d->listeners, ls, entry);
 		listener_free(ls);
@@ -202,6 +208,7 @@ vnetd_free(struct vnetd *d)
 		iface_free(ifc);
 	}
 	routing_free(d->routing);
+	history_free(d->history);
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
@@ -490,6 +497,8 @@ vnetd_startup_only(enum stmt_kind kind)
 	/* Peers are told in the hello; our record says where we are. */
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
+	/* Its socket is bound before privileges are dropped. */
+	case STMT_HTTP:
 		return 1;
 	default:
 		return 0;
@@ -611,6 +620,14 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
 		return routing_apply(d->routing, st, err, errlen);
+	case STMT_HTTP:
+		if (d->http != NULL) {
+			snprintf(err, errlen, "http: given twice");
+			return -1;
+		}
+		if ((d->http = http_new(d, st, err, errlen)) == NULL)
+			return -1;
+		return 0;
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -734,19 +751,22 @@ static void
 show_interfaces(struct vnetd *d, struct evbuffer *out)
 {
 	struct iface	*ifc;
+	char		 rates[160];
 
 	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tcapture_drops");
+	    "frames_out\tbytes_out\tdrops\tcapture_drops" HISTORY_COLUMNS);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu\n", ifc->name, ifc->ops->type,
+		    "%llu\t%llu\t%llu%s\n", ifc->name, ifc->ops->type,
 		    iface_devname(ifc), ifc->up ? "up" : "down",
 		    (unsigned long long)ifc->c.frames_in,
 		    (unsigned long long)ifc->c.bytes_in,
 		    (unsigned long long)ifc->c.frames_out,
 		    (unsigned long long)ifc->c.bytes_out,
 		    (unsigned long long)iface_drops(ifc),
-		    (unsigned long long)iface_capture_drops(ifc));
+		    (unsigned long long)iface_capture_drops(ifc),
+		    history_fields(d->history, HISTORY_IFACE, ifc->name,
+		    rates, sizeof(rates)));
 }
 
 static void
@@ -999,6 +1019,8 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	st.flag = d->threads;
 	cb(&st, arg);
 	routing_config(d->routing, cb, arg);
+	if (d->http != NULL)
+		cb(http_conf(d->http), arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;

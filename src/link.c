@@ -25,6 +25,7 @@
 
 #include "daemon.h"
 #include "fwd.h"
+#include "history.h"
 #include "link.h"
 #include "routing.h"
 #include "log.h"
@@ -1864,7 +1865,7 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 	struct link	*l;
 	uint64_t	 now = vnetd_now_ms();
 	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
-	char		 in[16], outr[16], trigger[32];
+	char		 in[16], outr[16], rates[160], trigger[32];
 	const char	*peer, *origin, *reason;
 
 	if (!all)
@@ -1875,7 +1876,8 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason\n");
+		    "since\trate_in\trate_out\tlast_error\treason" HISTORY_COLUMNS
+		    "\n");
 	TAILQ_FOREACH(l, &d->links, entry) {
 		const struct sched *sc = &l->sched;
 
@@ -1899,7 +1901,7 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
-		    "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l->name,
+		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -1917,7 +1919,9 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
 		    origin, trigger, since, in, outr,
-		    l->last_error[0] != '\0' ? l->last_error : "-", reason);
+		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
+		    history_fields(d->history, HISTORY_LINK, l->name, rates,
+		    sizeof(rates)));
 	}
 }
 

@@ -85,6 +85,7 @@ static int	args_routing(struct parser *, struct stmt *);
 static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
 static int	args_adapt(struct parser *, struct stmt *);
+static int	args_http(struct parser *, struct stmt *);
 
 #define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
 			"config, link NAME, refused, flows, vcc, nodes, " \
@@ -176,6 +177,8 @@ static const struct keyword keywords[] = {
 	{ "adapt",	STMT_ADAPT,	STMT_OP_SET,
 	    args_adapt,	"shortcuts yes|no [threshold RATE] [hold SECONDS] "
 	    "[idle SECONDS] [max N], or off, or on" },
+	{ "http",	STMT_HTTP,	STMT_OP_SET,
+	    args_http,	"ADDR:PORT [allow CIDR,...]" },
 };
 
 static const struct word show_words[] = {
@@ -261,6 +264,7 @@ stmt_is_setting(enum stmt_kind kind)
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
+	case STMT_HTTP:
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
@@ -1512,6 +1516,28 @@ args_adapt(struct parser *p, struct stmt *st)
 	return 0;
 }
 
+/* The status server: an address and an allow list, as a plain listener. */
+static int
+args_http(struct parser *p, struct stmt *st)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	int			 i;
+
+	if (hostport_arg(p, 1, 1, &st->addr) == -1)
+		return -1;
+	for (i = 2; i < p->ntok; i++) {
+		t = &p->tok[i];
+		if (strcmp(t->s, "allow") == 0) {
+			if (allow_opt(p, ++i, st) == -1)
+				return -1;
+		} else
+			return fail(p, t->col, "unexpected '%s'",
+			    show(b, t->s));
+	}
+	return 0;
+}
+
 static int
 args_show(struct parser *p, struct stmt *st)
 {
@@ -2040,6 +2066,10 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
 	case STMT_ADAPT:
 		return print_adapt(st, kw, buf, len);
+	case STMT_HTTP:
+		return snprintf(buf, len, "%s %s%s", kw,
+		    stmt_hostport_format(&st->addr, addr, sizeof(addr)),
+		    format_allow(st, allow, sizeof(allow)));
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
 			return snprintf(buf, len, "%s %s", kw, st->name);
@@ -2283,6 +2313,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_ADAPT:
 		return !a->flag == !b->flag && a->rate == b->rate &&
 		    memcmp(&a->adapt, &b->adapt, sizeof(a->adapt)) == 0;
+	case STMT_HTTP:
+		return hostport_equal(&a->addr, &b->addr) && allow_equal(a, b);
 	case STMT_INTERFACE:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;

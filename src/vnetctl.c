@@ -64,11 +64,13 @@ static const struct verb verbs[] = {
 static void
 usage(FILE *fp)
 {
-	fprintf(fp, "usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n"
+	fprintf(fp, "usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n"
 	    "       vnetctl help [VERB]\n"
 	    "       vnetctl -h | -V\n"
 	    "  -s SOCKET  the control socket of vnetd (default %s)\n"
 	    "  -t         tables as tab-separated rows without a header\n"
+	    "  -H         with -t, the column names as a first row\n"
+	    "  -j         tables as JSON, as vnetd's http server gives them\n"
 	    "  -h, --help     this text\n"
 	    "  -V, --version  the version\n"
 	    "verbs:", VNETD_SOCKET);
@@ -109,7 +111,7 @@ help(const char *name)
 	size_t	 i;
 
 	if (name == NULL) {
-		printf("usage: vnetctl [-t] [-s SOCKET] VERB [ARG ...]\n\n");
+		printf("usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n\n");
 		for (i = 0; i < nitems(verbs); i++)
 			printf("  %-14s %s\n", verbs[i].name, verbs[i].what);
 		printf("\n\"vnetctl help VERB\" shows a verb's arguments; "
@@ -224,16 +226,23 @@ main(int argc, char **argv)
 	const char	*sock = VNETD_SOCKET;
 	char		 req[CTL_REQUEST_MAX], err[512];
 	char		 cwd[PATH_MAX], abspath[PATH_MAX + 2];
-	int		 ch, tabular = 0, fd, r;
+	int		 ch, tabular = 0, header = 0, json = 0, fd, r;
+	enum out_format	 fmt;
 
 	/* "+": options end at the verb (reload -n is the verb's). */
-	while ((ch = getopt_long(argc, argv, "+s:thV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+s:tjHhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			sock = optarg;
 			break;
 		case 't':
 			tabular = 1;
+			break;
+		case 'H':
+			header = 1;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -248,10 +257,16 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0) {
+	if (argc == 0 || (json && tabular) || (header && !tabular)) {
 		usage(stderr);
 		return 1;
 	}
+	if (json)
+		fmt = OUT_JSON;
+	else if (tabular)
+		fmt = header ? OUT_TSV_HEADER : OUT_TSV;
+	else
+		fmt = OUT_TEXT;
 	if (strcmp(argv[0], "help") == 0) {
 		if (argc > 2) {
 			fprintf(stderr, "usage: vnetctl help [VERB]\n");
@@ -281,7 +296,7 @@ main(int argc, char **argv)
 		connect_error(sock, errno);
 		return 1;
 	}
-	r = ctl_request(fd, req, stdout, stderr, tabular, err, sizeof(err));
+	r = ctl_request(fd, req, stdout, stderr, fmt, err, sizeof(err));
 	close(fd);
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "vnetctl: stdout: %s\n", strerror(errno));

@@ -1584,6 +1584,12 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		for (i = 0; i < st->nallow; i++)
 			rnd_cidr(state, &st->allow[i]);
 		break;
+	case STMT_HTTP:
+		rnd_hostport(state, &st->addr, 1);
+		st->nallow = rnd(state, STMT_ALLOW_MAX + 1);
+		for (i = 0; i < st->nallow; i++)
+			rnd_cidr(state, &st->allow[i]);
+		break;
 	case STMT_RELOAD:
 		break;
 	case STMT_SAVE:

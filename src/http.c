@@ -1,0 +1,687 @@
+/* The read-only status server: JSON API and Prometheus metrics. */
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/queue.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+
+#include "acl.h"
+#include "daemon.h"
+#include "history.h"
+#include "http.h"
+#include "iface.h"
+#include "link.h"
+#include "log.h"
+#include "out.h"
+#include "routing.h"
+
+/*
+ * Every connection, held (a reference on its bufferevent) until its
+ * deadline: evhttp times out idle connections only, and one that sends a
+ * byte a second is never idle.  At the deadline its socket is shut down,
+ * which ends it if evhttp still has it; the reference keeps the socket
+ * from being closed, and its number reused, before then.
+ */
+struct http_conn {
+	TAILQ_ENTRY(http_conn)	 entry;
+	struct http		*h;
+	struct bufferevent	*bev;
+	struct event		*deadline;
+};
+
+struct http {
+	struct vnetd			*d;
+	TAILQ_HEAD(, http_conn)		 conns;
+	size_t				 nconns;
+	uint64_t			 shed;		/* over HTTP_CONNS_MAX */
+	struct evhttp			*http;
+	struct evhttp_bound_socket	*bound;
+	struct stmt			 conf;
+	uint64_t			 refused;	/* not on the list */
+	uint64_t			 started_ms;
+};
+
+/* The show verbs the API has, by path. */
+static const char *const http_verbs[] = {
+	"links", "routes", "interfaces", "macs", "stats", "flows", "vcc",
+	"nodes", "topology", "traffic",
+};
+
+static int
+http_name_ok(const char *s, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0 || len > STMT_NAME_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return s[0] != '.' && s[0] != '_' && s[0] != '-';
+}
+
+static int
+http_seg_is(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+/* threshold=0..1: the only query the API takes. */
+static int
+http_query(const char *q, size_t len, char *thr, size_t thrlen, char *err,
+    size_t errlen)
+{
+	size_t	 i, n;
+	int	 dot = 0;
+
+	thr[0] = '\0';
+	if (len == 0)
+		return 0;
+	if (len < 10 || memcmp(q, "threshold=", 10) != 0) {
+		snprintf(err, errlen, "unknown query");
+		return -1;
+	}
+	q += 10;
+	n = len - 10;
+	if (n == 0 || n >= thrlen || n > 8) {
+		snprintf(err, errlen, "bad threshold");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (q[i] == '.' && !dot && i > 0) {
+			dot = 1;
+			continue;
+		}
+		if (q[i] < '0' || q[i] > '9') {
+			snprintf(err, errlen, "bad threshold");
+			return -1;
+		}
+	}
+	memcpy(thr, q, n);
+	thr[n] = '\0';
+	return 0;
+}
+
+int
+http_parse_target(const char *uri, size_t len, struct http_target *t,
+    char *err, size_t errlen)
+{
+	const char	*q, *seg[5];
+	size_t		 qlen = 0, pathlen, seglen[5], nseg = 0, i, start;
+	char		 thr[16];
+	const char	*path = uri;
+	struct stmt	 st;
+	struct stmt_error perr;
+
+	memset(t, 0, sizeof(*t));
+	if (len == 0 || len > HTTP_PATH_MAX || uri[0] != '/') {
+		snprintf(err, errlen, "bad path");
+		return -1;
+	}
+	if ((q = memchr(uri, '?', len)) != NULL) {
+		pathlen = (size_t)(q - uri);
+		q++;
+		qlen = len - pathlen - 1;
+	} else
+		pathlen = len;
+	if (memchr(uri, '\0', len) != NULL) {
+		snprintf(err, errlen, "bad path");
+		return -1;
+	}
+	/* Segments between slashes; an empty one (a trailing '/') ends it. */
+	for (i = 1, start = 1; i <= pathlen; i++) {
+		if (i < pathlen && path[i] != '/')
+			continue;
+		if (i > start) {
+			if (nseg == 5) {
+				snprintf(err, errlen, "no such path");
+				return -1;
+			}
+			seg[nseg] = path + start;
+			seglen[nseg++] = i - start;
+		}
+		start = i + 1;
+	}
+	if (nseg == 0) {
+		if (qlen != 0)
+			goto noquery;
+		t->kind = HTTP_PAGE;
+		return 0;
+	}
+	if (nseg == 2 && http_seg_is(seg[0], seglen[0], "api") &&
+	    http_seg_is(seg[1], seglen[1], "v1")) {
+		if (qlen != 0)
+			goto noquery;
+		t->kind = HTTP_INDEX;
+		return 0;
+	}
+	if (nseg == 1 && http_seg_is(seg[0], seglen[0], "metrics")) {
+		if (qlen != 0)
+			goto noquery;
+		t->kind = HTTP_METRICS;
+		return 0;
+	}
+	if (nseg < 3 || !http_seg_is(seg[0], seglen[0], "api") ||
+	    !http_seg_is(seg[1], seglen[1], "v1"))
+		goto notfound;
+	t->kind = HTTP_API;
+	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
+	    http_seg_is(seg[3], seglen[3], "topology")) {
+		if (http_query(q, qlen, thr, sizeof(thr), err, errlen) == -1)
+			return -1;
+		snprintf(t->line, sizeof(t->line), "show traffic topology%s%s",
+		    thr[0] != '\0' ? " " : "", thr);
+		/* The command language says which thresholds are valid. */
+		if (stmt_parse(t->line, &st, &perr) != 1) {
+			snprintf(err, errlen, "bad threshold: %s", perr.msg);
+			return -1;
+		}
+		return 0;
+	}
+	if (qlen != 0)
+		goto noquery;
+	if (nseg == 5 && http_seg_is(seg[2], seglen[2], "history") &&
+	    (http_seg_is(seg[3], seglen[3], "links") ||
+	    http_seg_is(seg[3], seglen[3], "interfaces")) &&
+	    http_name_ok(seg[4], seglen[4])) {
+		t->kind = HTTP_HISTORY;
+		t->link = seg[3][0] == 'l';
+		memcpy(t->name, seg[4], seglen[4]);
+		t->name[seglen[4]] = '\0';
+		return 0;
+	}
+	if (nseg == 5)
+		goto notfound;
+	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
+	    http_seg_is(seg[3], seglen[3], "nodes")) {
+		snprintf(t->line, sizeof(t->line), "show traffic nodes");
+		return 0;
+	}
+	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "links")) {
+		if (!http_name_ok(seg[3], seglen[3]))
+			goto notfound;
+		snprintf(t->line, sizeof(t->line), "show link %.*s",
+		    (int)seglen[3], seg[3]);
+		return 0;
+	}
+	if (nseg != 3)
+		goto notfound;
+	if (http_seg_is(seg[2], seglen[2], "info")) {
+		t->kind = HTTP_INFO;
+		return 0;
+	}
+	/* Every counter: a program wants them all. */
+	if (http_seg_is(seg[2], seglen[2], "links")) {
+		snprintf(t->line, sizeof(t->line), "show links all");
+		return 0;
+	}
+	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
+		if (http_seg_is(seg[2], seglen[2], http_verbs[i])) {
+			snprintf(t->line, sizeof(t->line), "show %s",
+			    http_verbs[i]);
+			return 0;
+		}
+ notfound:
+	snprintf(err, errlen, "no such path");
+	return -1;
+ noquery:
+	snprintf(err, errlen, "this path takes no query");
+	return -1;
+}
+
+/* Answers */
+
+static void
+http_evbuffer_sink(const char *s, size_t len, void *arg)
+{
+	evbuffer_add(arg, s, len);
+}
+
+/* Renders a show reply (lines, see ctl.h) as JSON into body. */
+static int
+http_render(struct evbuffer *reply, struct evbuffer *body)
+{
+	struct out	*o;
+	char		*line;
+	size_t		 n;
+	int		 r = 0;
+
+	if ((o = out_new(OUT_JSON, http_evbuffer_sink, body)) == NULL)
+		return -1;
+	while ((line = evbuffer_readln(reply, &n, EVBUFFER_EOL_LF)) != NULL) {
+		if (line[0] != '%' || strncmp(line, "%columns ", 9) == 0)
+			r = out_line(o, line);
+		free(line);
+		if (r == -1)
+			break;
+	}
+	if (r == 0)
+		r = out_end(o);
+	out_free(o);
+	return r;
+}
+
+/* Runs a show statement, as the control socket would, into reply. */
+static int
+http_show(struct vnetd *d, const char *line, struct evbuffer *reply,
+    char *err, size_t errlen)
+{
+	struct stmt		 st;
+	struct stmt_error	 perr;
+
+	if (stmt_parse(line, &st, &perr) != 1) {
+		snprintf(err, errlen, "%s", perr.msg);
+		return -1;
+	}
+	/* The server can only look. */
+	if (st.kind != STMT_SHOW) {
+		snprintf(err, errlen, "not a show");
+		return -1;
+	}
+	if (st.show == STMT_SHOW_LINK)
+		return vnetd_show_link(d, st.name, reply, err, errlen);
+	if (st.show == STMT_SHOW_TRAFFIC_TOPOLOGY)
+		routing_show(d->routing, &st, reply);
+	else
+		vnetd_show(d, st.show, reply);
+	return 0;
+}
+
+static void
+metric_head(struct evbuffer *b, const char *name, const char *type,
+    const char *help)
+{
+	evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+	    name, type);
+}
+
+/* A label value: names are [A-Za-z0-9._-], escaped anyway. */
+static void
+metric_label(struct evbuffer *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			evbuffer_add_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			evbuffer_add(b, "\\n", 2);
+		else
+			evbuffer_add(b, v, 1);
+	}
+}
+
+static void
+metric_sample(struct evbuffer *b, const char *name, const char *node,
+    const char *kind, const char *obj, const char *dir,
+    unsigned long long v)
+{
+	evbuffer_add_printf(b, "%s{node=\"", name);
+	metric_label(b, node);
+	evbuffer_add_printf(b, "\",%s=\"", kind);
+	metric_label(b, obj);
+	if (dir != NULL)
+		evbuffer_add_printf(b, "\",dir=\"%s", dir);
+	evbuffer_add_printf(b, "\"} %llu\n", v);
+}
+
+static void
+http_metrics(struct vnetd *d, struct evbuffer *b)
+{
+	struct link	*l;
+	struct iface	*ifc;
+	const char	*node = d->node;
+
+	metric_head(b, "vnet_link_up", "gauge",
+	    "1 if the link is up (established), else 0.");
+	TAILQ_FOREACH(l, &d->links, entry)
+		metric_sample(b, "vnet_link_up", node, "link", l->name, NULL,
+		    l->state == LINK_UP);
+	metric_head(b, "vnet_link_bytes_total", "counter",
+	    "Bytes of frames carried by the link, by direction.");
+	TAILQ_FOREACH(l, &d->links, entry) {
+		metric_sample(b, "vnet_link_bytes_total", node, "link",
+		    l->name, "in", l->c.bytes_in);
+		metric_sample(b, "vnet_link_bytes_total", node, "link",
+		    l->name, "out", l->c.bytes_out);
+	}
+	metric_head(b, "vnet_link_frames_total", "counter",
+	    "Frames carried by the link, by direction.");
+	TAILQ_FOREACH(l, &d->links, entry) {
+		metric_sample(b, "vnet_link_frames_total", node, "link",
+		    l->name, "in", l->c.frames_in);
+		metric_sample(b, "vnet_link_frames_total", node, "link",
+		    l->name, "out", l->c.frames_out);
+	}
+	metric_head(b, "vnet_link_drops_total", "counter",
+	    "Frames the link dropped (queue full, AQM, fat flows, errors).");
+	TAILQ_FOREACH(l, &d->links, entry)
+		metric_sample(b, "vnet_link_drops_total", node, "link",
+		    l->name, NULL, l->c.drops + l->sched.c.tail_drops +
+		    l->sched.c.fat_drops + l->sched.c.aqm_drops);
+	metric_head(b, "vnet_link_ce_marks_total", "counter",
+	    "Frames the link's AQM marked Congestion Experienced.");
+	TAILQ_FOREACH(l, &d->links, entry)
+		metric_sample(b, "vnet_link_ce_marks_total", node, "link",
+		    l->name, NULL, l->sched.c.ce_marks);
+	metric_head(b, "vnet_link_connects_total", "counter",
+	    "Times the link came up.");
+	TAILQ_FOREACH(l, &d->links, entry)
+		metric_sample(b, "vnet_link_connects_total", node, "link",
+		    l->name, NULL, l->c.connects);
+	metric_head(b, "vnet_link_queue_bytes", "gauge",
+	    "Bytes waiting in the link's queue.");
+	TAILQ_FOREACH(l, &d->links, entry)
+		metric_sample(b, "vnet_link_queue_bytes", node, "link",
+		    l->name, NULL, sched_bytes(&l->sched));
+	metric_head(b, "vnet_interface_up", "gauge",
+	    "1 if the interface is up, else 0.");
+	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+		metric_sample(b, "vnet_interface_up", node, "interface",
+		    ifc->name, NULL, ifc->up != 0);
+	metric_head(b, "vnet_interface_bytes_total", "counter",
+	    "Bytes of frames the interface carried, by direction.");
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+		metric_sample(b, "vnet_interface_bytes_total", node,
+		    "interface", ifc->name, "in", ifc->c.bytes_in);
+		metric_sample(b, "vnet_interface_bytes_total", node,
+		    "interface", ifc->name, "out", ifc->c.bytes_out);
+	}
+	metric_head(b, "vnet_interface_frames_total", "counter",
+	    "Frames the interface carried, by direction.");
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+		metric_sample(b, "vnet_interface_frames_total", node,
+		    "interface", ifc->name, "in", ifc->c.frames_in);
+		metric_sample(b, "vnet_interface_frames_total", node,
+		    "interface", ifc->name, "out", ifc->c.frames_out);
+	}
+	metric_head(b, "vnet_interface_drops_total", "counter",
+	    "Frames the interface dropped.");
+	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+		metric_sample(b, "vnet_interface_drops_total", node,
+		    "interface", ifc->name, NULL, iface_drops(ifc));
+	metric_head(b, "vnet_frames_total", "counter",
+	    "Frames the node forwarded, by direction.");
+	evbuffer_add_printf(b, "vnet_frames_total{node=\"");
+	metric_label(b, node);
+	evbuffer_add_printf(b, "\",dir=\"in\"} %llu\n",
+	    (unsigned long long)d->stats.frames_in);
+	evbuffer_add_printf(b, "vnet_frames_total{node=\"");
+	metric_label(b, node);
+	evbuffer_add_printf(b, "\",dir=\"out\"} %llu\n",
+	    (unsigned long long)d->stats.frames_out);
+}
+
+/* One row, as a show table would give it, so that it renders the same. */
+static void
+http_info(struct http *h, struct evbuffer *body)
+{
+	struct evbuffer	*reply = evbuffer_new();
+
+	if (reply == NULL)
+		return;
+	evbuffer_add_printf(reply, "%%columns node\tnetwork\tversion\t"
+	    "uptime_s\n%s\t%s\t%s\t%llu\n", h->d->node, h->d->network,
+	    PACKAGE_VERSION,
+	    (unsigned long long)((vnetd_now_ms() - h->started_ms) / 1000));
+	http_render(reply, body);
+	evbuffer_free(reply);
+}
+
+static void
+http_index(struct evbuffer *b)
+{
+	size_t	 i;
+
+	evbuffer_add_printf(b, "vnetd status server\n\n/\n/metrics\n"
+	    "/api/v1/info\n");
+	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
+		evbuffer_add_printf(b, "/api/v1/%s\n", http_verbs[i]);
+	evbuffer_add_printf(b, "/api/v1/links/NAME\n/api/v1/traffic/nodes\n"
+	    "/api/v1/traffic/topology[?threshold=0..1]\n"
+	    "/api/v1/history/links/NAME\n/api/v1/history/interfaces/NAME\n");
+}
+
+static void
+http_error(struct evhttp_request *req, int code, const char *reason,
+    const char *msg)
+{
+	struct evbuffer	*b = evbuffer_new();
+
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "text/plain");
+	if (b != NULL)
+		evbuffer_add_printf(b, "%s\n", msg);
+	evhttp_send_reply(req, code, reason, b);
+	if (b != NULL)
+		evbuffer_free(b);
+}
+
+static void
+http_request(struct evhttp_request *req, void *arg)
+{
+	struct http		*h = arg;
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	const struct sockaddr	*sa;
+	struct evkeyvalq	*hdr = evhttp_request_get_output_headers(req);
+	struct evbuffer		*body = NULL, *reply = NULL;
+	struct http_target	 t;
+	const char		*uri = evhttp_request_get_uri(req);
+	char			 err[256];
+
+	sa = evcon != NULL ? evhttp_connection_get_addr(evcon) : NULL;
+	if (sa == NULL || !acl_allows(0, h->conf.allow, h->conf.nallow, sa)) {
+		h->refused++;
+		evhttp_add_header(hdr, "Connection", "close");
+		http_error(req, 403, "Forbidden", "not allowed");
+		return;
+	}
+	if (http_parse_target(uri, strlen(uri), &t, err, sizeof(err)) == -1) {
+		http_error(req, 404, "Not Found", err);
+		return;
+	}
+	if ((body = evbuffer_new()) == NULL ||
+	    (reply = evbuffer_new()) == NULL)
+		goto fail;
+	evhttp_add_header(hdr, "Cache-Control", "no-store");
+	switch (t.kind) {
+	case HTTP_INDEX:
+		evhttp_add_header(hdr, "Content-Type", "text/plain");
+		http_index(body);
+		break;
+	case HTTP_PAGE:
+		evhttp_add_header(hdr, "Content-Type",
+		    "text/html; charset=utf-8");
+		/* Everything is in the page: it may load nothing else. */
+		evhttp_add_header(hdr, "Content-Security-Policy",
+		    "default-src 'self'; script-src 'unsafe-inline'; "
+		    "style-src 'unsafe-inline'");
+		evbuffer_add_reference(body, http_page, http_page_len, NULL,
+		    NULL);
+		break;
+	case HTTP_INFO:
+		evhttp_add_header(hdr, "Content-Type", "application/json");
+		http_info(h, body);
+		break;
+	case HTTP_METRICS:
+		evhttp_add_header(hdr, "Content-Type",
+		    "text/plain; version=0.0.4");
+		http_metrics(h->d, body);
+		break;
+	case HTTP_HISTORY:
+		if (history_json(h->d->history, t.link ? HISTORY_LINK :
+		    HISTORY_IFACE, t.name, http_evbuffer_sink, body) == -1) {
+			http_error(req, 404, "Not Found", "no such series");
+			goto done;
+		}
+		evhttp_add_header(hdr, "Content-Type", "application/json");
+		break;
+	case HTTP_API:
+		if (http_show(h->d, t.line, reply, err, sizeof(err)) == -1) {
+			http_error(req, 404, "Not Found", err);
+			goto done;
+		}
+		evhttp_add_header(hdr, "Content-Type", "application/json");
+		if (http_render(reply, body) == -1)
+			goto fail;
+		break;
+	}
+	evhttp_send_reply(req, HTTP_OK, "OK", body);
+	goto done;
+ fail:
+	http_error(req, 500, "Internal Server Error", "out of memory");
+ done:
+	if (body != NULL)
+		evbuffer_free(body);
+	if (reply != NULL)
+		evbuffer_free(reply);
+}
+
+static void
+http_conn_free(struct http_conn *c)
+{
+	TAILQ_REMOVE(&c->h->conns, c, entry);
+	c->h->nconns--;
+	event_free(c->deadline);
+	bufferevent_decref(c->bev);
+	free(c);
+}
+
+static void
+http_conn_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_conn	*c = arg;
+	evutil_socket_t		 s = bufferevent_getfd(c->bev);
+
+	(void)fd;
+	(void)what;
+	if (s != -1)
+		shutdown(s, SHUT_RDWR);
+	http_conn_free(c);
+}
+
+/* evhttp asks for the bufferevent of each connection it accepts. */
+static struct bufferevent *
+http_bevcb(struct event_base *base, void *arg)
+{
+	struct http		*h = arg;
+	struct http_conn	*c;
+	struct bufferevent	*bev;
+	struct timeval		 tv = { HTTP_TIMEOUT, 0 };
+
+	if ((bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)) ==
+	    NULL)
+		return NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return bev;
+	if ((c->deadline = evtimer_new(base, http_conn_deadline, c)) == NULL) {
+		free(c);
+		return bev;
+	}
+	/* Over the limit: served by nobody, shut at the next turn. */
+	if (h->nconns >= HTTP_CONNS_MAX) {
+		h->shed++;
+		tv.tv_sec = 0;
+	}
+	c->h = h;
+	c->bev = bev;
+	bufferevent_incref(bev);
+	TAILQ_INSERT_TAIL(&h->conns, c, entry);
+	h->nconns++;
+	evtimer_add(c->deadline, &tv);
+	return bev;
+}
+
+static void
+http_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(arg);
+}
+
+static void
+http_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval	 tv = { 1, 0 };
+	int		 e = EVUTIL_SOCKET_ERROR();
+
+	(void)arg;		/* evhttp's own */
+	/* Out of descriptors: wait, as plain listeners do, rather than spin. */
+	log_warnx("http: accept: %s", evutil_socket_error_to_string(e));
+	evconnlistener_disable(lev);
+	event_base_once(evconnlistener_get_base(lev), -1, EV_TIMEOUT,
+	    http_accept_resume, lev, &tv);
+}
+
+struct http *
+http_new(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+{
+	struct http		*h;
+	struct evconnlistener	*lev;
+	char			 host[STMT_HOST_MAX + 1];
+
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		snprintf(err, errlen, "http: %s", strerror(errno));
+		return NULL;
+	}
+	h->d = d;
+	h->conf = *st;
+	TAILQ_INIT(&h->conns);
+	h->started_ms = vnetd_now_ms();
+	if ((h->http = evhttp_new(d->base)) == NULL) {
+		snprintf(err, errlen, "http: out of memory");
+		goto fail;
+	}
+	evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+	evhttp_set_max_headers_size(h->http, HTTP_HEADERS_MAX);
+	evhttp_set_max_body_size(h->http, HTTP_BODY_MAX);
+	evhttp_set_timeout(h->http, HTTP_TIMEOUT);
+	evhttp_set_gencb(h->http, http_request, h);
+	evhttp_set_bevcb(h->http, http_bevcb, h);
+	snprintf(host, sizeof(host), "%s",
+	    strcmp(st->addr.host, "*") == 0 ? "0.0.0.0" : st->addr.host);
+	h->bound = evhttp_bind_socket_with_handle(h->http, host, st->addr.port);
+	if (h->bound == NULL) {
+		snprintf(err, errlen, "http %s:%u: cannot listen: %s", host,
+		    st->addr.port, strerror(errno));
+		goto fail;
+	}
+	lev = evhttp_bound_socket_get_listener(h->bound);
+	evconnlistener_set_error_cb(lev, http_accept_error);
+	log_info("http: status server on %s:%u, %s", host, st->addr.port,
+	    st->nallow > 0 ? "with an allow list" : "loopback only");
+	return h;
+ fail:
+	http_free(h);
+	return NULL;
+}
+
+const struct stmt *
+http_conf(const struct http *h)
+{
+	return &h->conf;
+}
+
+void
+http_free(struct http *h)
+{
+	if (h == NULL)
+		return;
+	if (h->http != NULL)
+		evhttp_free(h->http);
+	while (!TAILQ_EMPTY(&h->conns))
+		http_conn_free(TAILQ_FIRST(&h->conns));
+	free(h);
+}

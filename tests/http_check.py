@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Checks for the status server (tests/it-http.sh).
+
+  same FILE_A FILE_B      two JSON show replies agree (same rows, keys and
+                          text fields; counters may have moved)
+  metrics FILE            the Prometheus text format, checked line by line
+  slow HOST PORT MAXSECS  sends a request one byte a second: the server must
+                          close before MAXSECS
+  many HOST PORT N        holds N connections open at once, then closes them;
+                          prints how many connected
+  big HOST PORT           a request with 64 KiB of headers: not answered 200
+  garbage HOST PORT       random bytes: not answered 200
+"""
+import json
+import os
+import re
+import socket
+import sys
+import time
+
+
+def fail(msg):
+    print("http_check: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def same(a, b):
+    with open(a) as f:
+        x = json.load(f)
+    with open(b) as f:
+        y = json.load(f)
+    if not isinstance(x, list) or not isinstance(y, list):
+        fail("not arrays")
+    if len(x) != len(y):
+        fail("%d rows against %d" % (len(x), len(y)))
+    for i, (r, s) in enumerate(zip(x, y)):
+        if isinstance(r, str) or isinstance(s, str):
+            if r != s:
+                fail("row %d: %r != %r" % (i, r, s))
+            continue
+        if sorted(r) != sorted(s):
+            fail("row %d: keys %s != %s" % (i, sorted(r), sorted(s)))
+        for k in r:
+            # times and rates move between the two reads
+            if isinstance(r[k], str) and r[k] != s[k] and \
+                    k not in ("age", "since", "idle", "rate_in", "rate_out"):
+                fail("row %d: %s: %r != %r" % (i, k, r[k], s[k]))
+    print("%d rows agree" % len(x))
+
+
+NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
+SAMPLE = re.compile(r"^(%s)(\{%s(?:,%s)*\})? (-?[0-9.e+]+|NaN|[+-]Inf)$" %
+                    (NAME, LABEL, LABEL))
+
+
+def metrics(path):
+    types, helps, seen, n = {}, set(), set(), 0
+    with open(path) as f:
+        text = f.read()
+    if not text.endswith("\n"):
+        fail("no final newline")
+    for ln, line in enumerate(text.split("\n")[:-1], 1):
+        if line.startswith("# HELP "):
+            name = line.split(" ")[2]
+            if not re.fullmatch(NAME, name) or name in helps:
+                fail("line %d: bad or repeated HELP" % ln)
+            helps.add(name)
+        elif line.startswith("# TYPE "):
+            p = line.split(" ")
+            if len(p) != 4 or p[3] not in ("counter", "gauge") or \
+                    p[2] in types:
+                fail("line %d: bad TYPE" % ln)
+            if p[3] == "counter" and not p[2].endswith("_total"):
+                fail("line %d: a counter not named _total" % ln)
+            types[p[2]] = p[3]
+        elif line.startswith("#") or line == "":
+            fail("line %d: unexpected %r" % (ln, line))
+        else:
+            m = SAMPLE.match(line)
+            if not m:
+                fail("line %d: not a sample: %r" % (ln, line))
+            if m.group(1) not in types or m.group(1) not in helps:
+                fail("line %d: %s has no TYPE or HELP" % (ln, m.group(1)))
+            if line.rsplit(" ", 1)[0] in seen:
+                fail("line %d: repeated series" % ln)
+            seen.add(line.rsplit(" ", 1)[0])
+            n += 1
+    print("%d samples of %d metrics" % (n, len(types)))
+
+
+def connect(host, port):
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def status(s):
+    """The status code of the reply, 0 if the server closed without one."""
+    data = b""
+    s.settimeout(15)
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        pass
+    m = re.match(rb"HTTP/1\.[01] ([0-9]{3})", data)
+    return int(m.group(1)) if m else 0
+
+
+def slow(host, port, maxsecs):
+    s = connect(host, port)
+    req = b"GET /api/v1/links HTTP/1.1\r\nHost: x\r\n\r\n"
+    t0 = time.monotonic()
+    s.settimeout(1)
+    for c in req:
+        try:
+            s.send(bytes([c]))
+        except OSError:
+            break
+        try:
+            if s.recv(4096) == b"":
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            break
+        if time.monotonic() - t0 > float(maxsecs):
+            fail("still open after %ss" % maxsecs)
+    took = time.monotonic() - t0
+    if took > float(maxsecs):
+        fail("closed after %.1fs, not within %ss" % (took, maxsecs))
+    print("closed after %.1fs" % took)
+
+
+def many(host, port, n):
+    socks = []
+    for _ in range(int(n)):
+        try:
+            socks.append(connect(host, port))
+        except OSError:
+            break
+    time.sleep(2)
+    shut = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                shut += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            shut += 1
+    print("%d connected, %d shut by the server" % (len(socks), shut))
+    sys.stdout.flush()
+    for s in socks:
+        s.close()
+
+
+def big(host, port):
+    s = connect(host, port)
+    try:
+        s.sendall(b"GET /api/v1/links HTTP/1.1\r\nHost: x\r\n" +
+                  b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * 1000)
+                           for i in range(64)) + b"\r\n")
+    except OSError:
+        pass
+    code = status(s)
+    if code == 200:
+        fail("64 KiB of headers answered 200")
+    print("oversized headers: %s" % (code or "closed"))
+
+
+def garbage(host, port):
+    s = connect(host, port)
+    try:
+        s.sendall(os.urandom(4096).replace(b"\n", b"x") + b"\r\n\r\n")
+    except OSError:
+        pass
+    code = status(s)
+    if code == 200:
+        fail("garbage answered 200")
+    print("garbage: %s" % (code or "closed"))
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"same": same, "metrics": metrics, "slow": slow, "many": many,
+     "big": big, "garbage": garbage}[cmd](*args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+#!/bin/bash
+#
+# The status server: a proxy and two hosts, the proxy's http server allowing
+# host1's underlay address alone.  Every API endpoint gives JSON that parses
+# and agrees with vnetctl -j; /metrics is valid Prometheus text (promtool
+# when installed, else tests/http_check.py); the link rate the API shows
+# while iperf3 runs is within 10% of iperf3's; a refused address, a slow
+# client, 1,000 connections, oversized headers, garbage and a POST are each
+# bounded while a ping through the proxy loses nothing.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_root
+require_binaries
+for b in curl python3 iperf3; do
+	command -v "$b" >/dev/null || skip "$b is missing"
+done
+CHECK="python3 $(dirname "$0")/http_check.py"
+HP=8080
+IP2=$(guest_ip 2)
+
+node_add proxy 1
+node_add host1 2
+node_add host2 3
+vnetd_start proxy "$(proxy_conf with-routes)
+http $(addr proxy):$HP allow $(addr host1)"
+vnetd_start host1 "$(host_conf 1 with-routes)
+http 127.0.0.1:$HP"
+vnetd_start host2 "$(host_conf 2 with-routes)"
+guest_add g1 host1 vtap0 1
+guest_add g2 host2 vtap0 2
+wait_link_up host1 proxy
+wait_link_up host2 proxy
+wait_link_up proxy host1
+wait_link_up proxy host2
+wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
+
+# get NODE PATH [CURL ARGS]: the proxy's server, asked from namespace NODE.
+URL="http://$(addr proxy):$HP"
+get() {
+	local n=$1 p=$2
+	shift 2
+	ip netns exec "$(ns "$n")" curl -sS --max-time 5 "$@" "$URL$p"
+}
+code() { get "$@" -o /dev/null -w '%{http_code}'; }
+
+say "the allow list: host1 allowed, host2 and the proxy itself refused"
+c=$(code host1 /api/v1/links) || fail "host1: request failed"
+[[ $c == 200 ]] || fail "host1 got $c, not 200"
+c=$(code host2 /api/v1/links) || true
+[[ $c == 403 ]] || fail "host2 (not on the list) got $c, not 403"
+c=$(code proxy /api/v1/links) || true
+[[ $c == 403 ]] || fail "the proxy's own address (not on the list) got $c, not 403"
+c=$(ip netns exec "$(ns host1)" curl -sS --max-time 5 -o /dev/null -w '%{http_code}' \
+	"http://127.0.0.1:$HP/api/v1/stats") || fail "host1's loopback server does not answer"
+[[ $c == 200 ]] || fail "host1's loopback server said $c"
+vctl proxy show config | grep -qxF "http $(addr proxy):$HP allow $(addr host1)/32" ||
+	fail "show config lacks the http statement: $(vctl proxy show config)"
+
+say "every endpoint parses and agrees with vnetctl -j"
+for v in "links all" routes interfaces macs stats flows vcc nodes topology traffic \
+	"traffic nodes" "traffic topology" "link host1"; do
+	p=${v// //}
+	[[ $v == "link host1" ]] && p=links/host1
+	[[ $v == "links all" ]] && p=links
+	# shellcheck disable=SC2086 # the verb's words
+	vctl proxy -j show $v >"$TMPD/cli.json" || fail "vnetctl -j show $v failed"
+	get host1 "/api/v1/$p" >"$TMPD/api.json" || fail "GET /api/v1/$p failed"
+	out=$($CHECK same "$TMPD/api.json" "$TMPD/cli.json") ||
+		fail "/api/v1/$p and vnetctl -j show $v differ: $out ($(head -c 300 "$TMPD/api.json"))"
+	say "/api/v1/$p: $out"
+done
+for p in /api/v1/config /api/v1/links/nosuch /api/v1/reload /../etc/passwd \
+	"/api/v1/links?x=1"; do
+	c=$(code host1 "$p") || true
+	[[ $c == 404 ]] || fail "GET $p answered $c, not 404"
+done
+c=$(code host1 /api/v1/links -X POST) || true
+[[ $c =~ ^(405|501)$ ]] || fail "POST answered $c"
+c=$(code host1 /api/v1/links -X DELETE) || true
+[[ $c =~ ^(405|501)$ ]] || fail "DELETE answered $c"
+vctl proxy -t show links all | grep -q "^host1" || fail "link host1 is gone after the refused methods"
+
+get host1 / >"$TMPD/page.html" || fail "GET / failed"
+cmp -s "$TMPD/page.html" "$(dirname "$0")/../src/www/index.html" ||
+	fail "/ is not the status page of src/www/index.html"
+grep -Eq '(src|href)="?(https?:)?//' "$TMPD/page.html" && fail "the page loads something from elsewhere"
+get host1 /api/v1/info | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; sys.exit(0 if r["node"]=="proxy" and r["uptime_s"]>=0 else 1)' ||
+	fail "/api/v1/info does not name the proxy"
+
+say "/metrics"
+get host1 /metrics >"$TMPD/metrics.txt" || fail "GET /metrics failed"
+grep -Eq '^vnet_link_bytes_total\{node="proxy",link="host1",dir="in"\} [1-9][0-9]*$' "$TMPD/metrics.txt" ||
+	fail "no nonzero vnet_link_bytes_total for host1: $(head -n 20 "$TMPD/metrics.txt")"
+grep -q '^# TYPE vnet_link_bytes_total counter$' "$TMPD/metrics.txt" || fail "no TYPE line"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <"$TMPD/metrics.txt" 2>&1) ||
+		fail "promtool check metrics: $out"
+	say "promtool accepts /metrics"
+else
+	out=$($CHECK metrics "$TMPD/metrics.txt") || fail "/metrics: $out"
+	say "/metrics (promtool missing, text format checked): $out"
+fi
+
+say "rates: the API against iperf3"
+iperf_server g2
+in_guest g1 iperf3 -c "$IP2" -t 14 -J >"$TMPD/iperf.json" 2>&1 &
+IPERF=$!
+EXTRA_PIDS+=("$IPERF")
+# The 10 s rate of show links is the mean of the history's last ten seconds
+# (both read at the same tick: retried when a tick falls between them).
+rates_agree() {
+	get host1 /api/v1/links >"$TMPD/links.json" &&
+	get host1 /api/v1/history/links/host1 >"$TMPD/hist.json" &&
+	python3 - "$TMPD/links.json" "$TMPD/hist.json" <<'PY'
+import json, sys
+links = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+h = json.load(open(sys.argv[2]))
+b = h["bps_in"][-10:]
+mean = sum(b) / 10
+api = links["host1"]["bps_in_10s"]
+sys.exit(0 if len(b) == 10 and mean > 1e6 and abs(api - mean) <= 0.02 * mean else 1)
+PY
+}
+wait_for 20 rates_agree || fail "bps_in_10s of link host1 is not the mean of its last ten seconds"
+wait "$IPERF" || fail "iperf3 failed: $(tail -n 5 "$TMPD/iperf.json")"
+# Once the run is over and sampled, the bits the series counted are iperf3's
+# (the frames' headers add some 5%).
+run_sampled() {
+	get host1 /api/v1/history/links/host1 >"$TMPD/hist.json" &&
+	python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))["bps_in"]
+sys.exit(0 if len(b) > 3 and max(b[-3:]) < 1e6 else 1)' "$TMPD/hist.json"
+}
+wait_for 10 run_sampled || fail "the history does not show the end of the run"
+out=$(python3 - "$TMPD/iperf.json" "$TMPD/hist.json" <<'PY'
+import json, sys
+ip = json.load(open(sys.argv[1]))["end"]["sum_received"]
+h = json.load(open(sys.argv[2]))
+assert len(h["t_ms"]) == len(h["bps_in"]) == len(h["drops"]) == len(h["sojourn_p99_us"])
+busy = [v for v in h["bps_in"] if v > 1e6]
+api = sum(busy) / ip["seconds"]
+want = ip["bits_per_second"]
+print("API %.1f Mbit/s over %d busy seconds, iperf3 %.1f Mbit/s over %.1f s"
+      % (api / 1e6, len(busy), want / 1e6, ip["seconds"]))
+sys.exit(0 if abs(api - want) <= 0.1 * want else 1)
+PY
+) || fail "the API's rate is not within 10% of iperf3's: $out"
+say "$out"
+
+say "hostile clients, a ping running through the proxy"
+in_guest g1 ping -n -i 0.2 -c 150 -W 2 "$IP2" >"$TMPD/ping.txt" 2>&1 &
+PING=$!
+EXTRA_PIDS+=("$PING")
+hp=$(addr proxy)
+out=$(ip netns exec "$(ns host1)" $CHECK slow "$hp" "$HP" 20) || fail "slow client: $out"
+say "slow client (a byte a second): $out"
+ip netns exec "$(ns host1)" $CHECK many "$hp" "$HP" 1000 >"$TMPD/many.txt" &
+MANY=$!
+EXTRA_PIDS+=("$MANY")
+wait_for 10 bash -c "ip netns exec $(ns proxy) ss -Htn state established 'sport = :$HP' | wc -l | grep -qv '^0$'" ||
+	fail "the 1,000 connections did not start"
+vctl_ok "${D_SOCK[proxy]}" || fail "the control socket does not answer with HTTP connections open"
+wait "$MANY" || fail "the connections failed"
+read -r nc _ ns _ <"$TMPD/many.txt"
+say "1000 connections: $(cat "$TMPD/many.txt")"
+((nc == 1000 && ns >= 1000 - 256)) || fail "the server did not shed the connections over its limit of 256: $(cat "$TMPD/many.txt")"
+out=$(ip netns exec "$(ns host1)" $CHECK big "$hp" "$HP") || fail "$out"
+say "$out"
+out=$(ip netns exec "$(ns host1)" $CHECK garbage "$hp" "$HP") || fail "$out"
+say "$out"
+wait_for 15 bash -c "[[ \$(ip netns exec $(ns host1) curl -s --max-time 2 -o /dev/null -w '%{http_code}' $URL/api/v1/stats) == 200 ]]" ||
+	fail "the server does not answer after the hostile clients"
+wait "$PING" || true
+grep -q ' 150 received' "$TMPD/ping.txt" || fail "the ping lost frames: $(tail -n 2 "$TMPD/ping.txt")"
+say "ping: $(grep -o '[0-9]* received, [0-9.]*% packet loss' "$TMPD/ping.txt")"
+proc_running "${D_PID[proxy]}" || fail "the proxy died"
+pass
