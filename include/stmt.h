@@ -343,6 +343,9 @@ int	 stmt_is_setting(enum stmt_kind);
 
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);
+/* Makes st the route statement SRC DST TARGET NAME (the rest untouched). */
+void	 stmt_route_fill(struct stmt *st, const struct stmt_match *src,
+	    const struct stmt_match *dst, enum stmt_target, const char *name);
 
 /* Formats a rate (bit/s) as the parser reads it: "10mbit"; buf >= 32. */
 char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);

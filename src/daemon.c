@@ -888,17 +888,10 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
     const struct fwd_port *port, void *arg)
 {
 	struct config_walk	*w = arg;
-	struct stmt		*st = &w->st;
-	const char		*name = fwd_port_name(port);
-	size_t			 n = strnlen(name, sizeof(st->name) - 1);
 
-	st->kind = STMT_ROUTE;
-	st->src = *src;
-	st->dst = *dst;
-	st->target = (enum stmt_target)fwd_port_kind(port);
-	memcpy(st->name, name, n);
-	st->name[n] = '\0';
-	w->cb(st, w->arg);
+	stmt_route_fill(&w->st, src, dst,
+	    (enum stmt_target)fwd_port_kind(port), fwd_port_name(port));
+	w->cb(&w->st, w->arg);
 }
 
 static void

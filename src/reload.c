@@ -824,17 +824,10 @@ copy_route(const struct stmt_match *src, const struct stmt_match *dst,
     const struct fwd_port *port, void *arg)
 {
 	struct reload	*r = arg;
-	struct stmt	*st = &r->route;
-	const char	*name = fwd_port_name(port);
-	size_t		 n = strnlen(name, sizeof(st->name) - 1);
 
-	st->kind = STMT_ROUTE;
-	st->src = *src;
-	st->dst = *dst;
-	st->target = (enum stmt_target)fwd_port_kind(port);
-	memcpy(st->name, name, n);
-	st->name[n] = '\0';
-	old_add(st, r);
+	stmt_route_fill(&r->route, src, dst,
+	    (enum stmt_target)fwd_port_kind(port), fwd_port_name(port));
+	old_add(&r->route, r);
 }
 
 /* Copies routes for a step's time; 1 when they are all copied. */

@@ -2493,6 +2493,20 @@ stmt_vec_clear(struct stmt_vec *v)
 	memset(v, 0, sizeof(*v));
 }
 
+void
+stmt_route_fill(struct stmt *st, const struct stmt_match *src,
+    const struct stmt_match *dst, enum stmt_target target, const char *name)
+{
+	size_t	 n = strnlen(name, sizeof(st->name) - 1);
+
+	st->kind = STMT_ROUTE;
+	st->src = *src;
+	st->dst = *dst;
+	st->target = target;
+	memcpy(st->name, name, n);
+	st->name[n] = '\0';
+}
+
 /* Hashes and indexes. */
 
 static uint32_t
