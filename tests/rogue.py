@@ -24,6 +24,7 @@ header asks for segments of 1 byte.  It stays linked for SECONDS, then says
 goodbye.
 """
 import os
+import select
 import socket
 import ssl
 import struct
@@ -228,13 +229,19 @@ def record(name, seq, lifetime=3, links=(), macs=(), trailing=b""):
 
 
 def drain(s, stop):
-    """Reads (and drops) what the daemon sends, so that it never blocks."""
-    s.settimeout(0.2)
+    """Reads (and drops) what the daemon sends, so that it never blocks.
+
+    It waits with select, not a socket timeout: the timeout is the socket's,
+    and would also cut short the writer's sendall to a daemon slow to read
+    (a sanitizer build)."""
     while not stop.is_set():
+        pending = isinstance(s, ssl.SSLSocket) and s.pending() > 0
+        if not pending and not select.select([s], [], [], 0.2)[0]:
+            continue
         try:
             if not s.recv(65536):
                 return
-        except socket.timeout:
+        except ssl.SSLWantReadError:
             continue
         except (ConnectionError, ssl.SSLError, OSError):
             return
