@@ -63,8 +63,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = config_load(file, &cf, errf, &s);
 	if (r < 0 || r != s.errors)
 		abort();
-	for (i = 0; i < cf.n; i++)
-		if (cf.lines[i].line < 1 || (size_t)cf.lines[i].line > s.lines)
+	for (i = 0; i < cf.lines.n; i++)
+		if (cf.lines.v[i].line < 1 ||
+		    (size_t)cf.lines.v[i].line > s.lines)
 			abort();
 	config_clear(&cf);
 	close(fd);

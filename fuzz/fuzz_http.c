@@ -45,7 +45,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (t.kind == HTTP_HISTORY) {
 		if (!stmt_valid_name(t.name))
 			abort();
-	} else if (t.kind != HTTP_METRICS && t.kind != HTTP_INDEX)
+	} else if (t.kind != HTTP_METRICS && t.kind != HTTP_INDEX &&
+	    t.kind != HTTP_PAGE && t.kind != HTTP_INFO)
 		abort();
 
 	if ((o = out_new(OUT_JSON, count_sink, &n)) == NULL)
