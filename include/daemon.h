@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conn.h"
 #include "link.h"
+#include "listen.h"
 #include "sched.h"
 #include "stmt.h"
 
@@ -35,34 +37,13 @@ struct vnetd_stats {
 	uint64_t	frames_out;	/* copies handed to links and interfaces */
 	uint64_t	hop_limit;	/* copies not sent: hop limit reached */
 	uint64_t	duplicates;	/* frames dropped: seen before (cycles) */
-	uint64_t	bad_messages;	/* links closed for malformed input */
-	uint64_t	refused;	/* handshakes refused */
 	uint64_t	gso_cut;	/* offload frames cut for a peer or device */
 	uint64_t	gso_segments;	/* the frames they were cut into */
 	uint64_t	gso_bad;	/* offload frames that could not be cut */
 	uint64_t	offload_bad;	/* frames dropped: bad offload header */
-	uint64_t	tls_refused;	/* peer certificates we refused */
-	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
-	uint64_t	not_allowed;	/* connections not on a listener's allow list */
-	uint64_t	pending_full;	/* connections closed: too many pending */
-	uint64_t	pending_addr_full;	/* the same, from one address */
-	uint64_t	handshake_timeouts;	/* no handshake within the limit */
 };
 
-struct listener {
-	TAILQ_ENTRY(listener)	 entry;
-	struct stmt_hostport	 addr;
-	struct evconnlistener	*lev[2];
-	struct event		*resume[2];	/* lev[i]'s accept pause */
-	struct vnetd		*d;
-	int			 tls;
-	struct stmt_cidr	 allow[STMT_ALLOW_MAX];
-	unsigned int		 nallow;
-};
-
-TAILQ_HEAD(listener_list, listener);
 TAILQ_HEAD(link_list, link);
-TAILQ_HEAD(conn_list, conn);
 TAILQ_HEAD(iface_list, iface);
 
 struct vnetd {
@@ -79,10 +60,9 @@ struct vnetd {
 	uint32_t		 origin;	/* random per start: frame ids */
 	uint32_t		 seq;
 
-	struct listener_list	 listeners;
+	struct listeners	 listeners;
 	struct link_list	 links;
-	struct conn_list	 pending;	/* accepted, before their hello */
-	struct conn_list	 closing;	/* flushing a BYE */
+	struct conns		 conns;		/* pending and closing, too */
 	struct iface_list	 ifaces;
 
 	struct event		*ev_tick;
@@ -117,9 +97,6 @@ struct vnetd {
 	uid_t			 user_uid;
 	gid_t			 user_gid;
 
-	size_t			 npending;	/* on the pending list */
-	uint64_t		 pending_full_logged;	/* ms */
-	uint64_t		 pending_addr_logged;	/* ms */
 	uint64_t		 offload_bad_logged;	/* ms */
 
 	struct vcc		*vcc;		/* flow tracking, translation */
@@ -176,12 +153,7 @@ int	 vnetd_cut(struct vnetd *, const uint8_t *vh, const uint8_t *eth,
 
 uint64_t vnetd_now_ms(void);
 
-/*
- * accept() failed (out of descriptors, most likely): stop accepting on lev
- * for a second, instead of spinning on a listener that stays readable.
- * resume is lev's own timer, from vnetd_accept_timer(): its owner frees it
- * with lev, so a listener removed while paused leaves nothing behind.
- */
+/* listen_accept_timer() and listen_accept_pause() (listen.h), by their old names. */
 struct event *vnetd_accept_timer(struct evconnlistener *);
 void	 vnetd_accept_pause(struct evconnlistener *, struct event *resume);
 uint64_t vnetd_now_us(void);

@@ -19,26 +19,12 @@
  * if both were made by the same side, else the one made by the node whose
  * name sorts first.
  *
- * A TLS link runs the same messages inside TLS 1.3, read and written by the
- * link itself on its non-blocking socket (tls.h): records are read ahead
- * into OpenSSL's buffer with large reads and decrypted straight into the
- * receive buffer; messages to send gather in the connection's tx buffer
- * and go out as 16 KiB records.  The handshake runs from the same socket
- * events, after TCP is up.  Its connection's
- * certificate must name the node the link is for: on an outgoing link the
- * link's peer (its NAME, or `peer NODE`), checked when TLS is up and before
- * our hello goes out; on an incoming one the node its hello announces.  A
+ * The connection itself (framing, hello, keepalive, plain and TLS I/O, the
+ * bounds on what a peer can make it hold) is conn.h's; a TLS link's
+ * connection must show the certificate of the node the link is for.  A
  * link configured with tls takes no plain connection.
  *
- * Nothing a peer sends grows memory without bound: a connection must finish
- * TCP, TLS and the hello exchange within LINK_HANDSHAKE_TIMEOUT (a deadline,
- * not an idle timer, so trickling bytes does not stretch it); at most
- * LINK_PENDING_MAX accepted connections wait for their hello at a time,
- * and at most LINK_PENDING_PER_ADDR of them from one address, so that one
- * address holding silent connections cannot keep other peers from linking;
- * messages are bounded by the wire format and read into a buffer of fixed
- * size (LINK_RX_SIZE, whose pages the kernel gives only as they fill); and
- * a link queues at most its queue size for a peer that reads slowly,
+ * A link queues at most its queue size for a peer that reads slowly,
  * dropping (and counting) the rest.
  */
 #ifndef VNET_LINK_H
@@ -55,91 +41,21 @@
 #include "wire.h"
 
 struct vnetd;
-struct bufferevent;
+struct conn;
 struct event;
 struct evbuffer;
 struct fwd_port;
 struct link;
-struct ssl_st;
 
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
 #define LINK_BACKOFF_MAX	30000			/* ms */
-#define LINK_HANDSHAKE_TIMEOUT	10			/* s */
-/*
- * The queue stays where the scheduler sees it: the connection's output
- * buffer is refilled from the link's queue only up to LINK_OUT_MAX bytes
- * (when it drains to LINK_OUT_LOW), and the kernel holds at most about
- * LINK_NOTSENT_LOWAT bytes not yet sent (TCP_NOTSENT_LOWAT).
- */
-#define LINK_OUT_MAX		(64 * 1024)
-/* Node records waiting in a plain connection's output, at most. */
-#define LINK_NODE_OUT_MAX	(1024 * 1024)
-#define LINK_OUT_LOW		(16 * 1024)
-#define LINK_NOTSENT_LOWAT	(64 * 1024)
-#define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
-#define LINK_PENDING_PER_ADDR	8	/* of those, from one address */
-/*
- * A connection's receive buffer: messages are handled where they arrived;
- * room for several of the largest, so that moving a partial one to the
- * front is rare.  Up to LINK_RX_READS reads per wake-up.
- */
-#define LINK_RX_SIZE		(512 * 1024)
-#define LINK_RX_READS		4
-#define LINK_RCVLOWAT_MAX	(128 * 1024)
-/*
- * TLS: records decrypted per wake-up (then other events get their turn),
- * and the plaintext waiting to be written: what link_drain puts there
- * (below LINK_OUT_MAX, plus the last message) and a little for control.
- */
-#define LINK_TLS_READS		64
-#define LINK_TX_SIZE		(LINK_OUT_MAX + WIRE_HDR_LEN + WIRE_PAYLOAD_MAX + 4096)
 
 enum link_state {
 	LINK_IDLE = 0,
 	LINK_CONNECTING,
 	LINK_HANDSHAKE,
 	LINK_UP,
-};
-
-enum conn_state {
-	CONN_CONNECTING = 0,
-	CONN_HANDSHAKE,
-	CONN_UP,
-	CONN_CLOSING,		/* flushing a BYE, then freed */
-	CONN_TLS,		/* accepted, TLS handshake in progress */
-};
-
-struct conn {
-	TAILQ_ENTRY(conn)	 entry;		/* d->pending or d->closing */
-	struct vnetd		*d;
-	struct link		*link;		/* NULL while pending */
-	struct bufferevent	*bev;
-	enum conn_state		 state;
-	int			 outgoing;
-	int			 pending;	/* on d->pending */
-	int			 closing;	/* on d->closing */
-	char			 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
-	char			 from[INET6_ADDRSTRLEN];	/* accepted: HOST */
-	struct wire_hello	 hello;		/* the peer's, once received */
-	uint64_t		 up_since;	/* ms */
-	struct event		*ev_keepalive;
-	int			 tls;
-	struct event		*ev_deadline;	/* handshake, until UP */
-	struct event		*ev_read;	/* the socket's (not a plain bev's) */
-	uint8_t			*rx;		/* LINK_RX_SIZE, or NULL */
-	size_t			 rx_off, rx_end;	/* unread: [off, end) */
-	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
-	const char		*fail;		/* why, when it must close */
-	char			 fail_buf[160];	/* fail, when composed */
-	/* TLS only: */
-	struct ssl_st		*ssl;
-	int			 tls_up;	/* handshake done */
-	int			 rd_wants_wr;	/* a read waits to write */
-	int			 wr_wants_rd;	/* a write waits to read */
-	struct event		*ev_write;	/* the socket's, when it must */
-	uint8_t			*tx;		/* LINK_TX_SIZE, or NULL */
-	size_t			 tx_off, tx_end;	/* unwritten: [off, end) */
 };
 
 struct link_counters {
@@ -192,6 +108,8 @@ struct link {
 	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
 };
 
+/* Sets up d->conns, whose connections call back into the links. */
+void		 link_init(struct vnetd *);
 struct link	*link_find(struct vnetd *, const char *name);
 /* `link NAME HOST:PORT`: creates a configured link and starts dialling. */
 int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
@@ -248,12 +166,5 @@ const char	*link_node_peer(const struct link *);
 /* -1: not sent (no control plane there, or its output is backed up). */
 int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
-
-/* An accepted connection (over TLS or not): starts its handshake. */
-void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,
-		    int socklen, int tls);
-void		 conn_free(struct conn *);
-/* Writes what c has queued, as far as the socket takes it now. */
-void		 conn_flush(struct conn *);
 
 #endif

@@ -254,7 +254,7 @@ build(struct routing *r)
 		stmt_hostport_format(&r->advertise, rec->addrs[rec->naddrs++],
 		    NODE_ADDR_MAX + 1);
 	else
-		TAILQ_FOREACH(ls, &d->listeners, entry) {
+		TAILQ_FOREACH(ls, &d->listeners.list, entry) {
 			if (rec->naddrs == NODE_ADDRS_MAX)
 				break;
 			stmt_hostport_format(&ls->addr,
