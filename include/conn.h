@@ -251,8 +251,6 @@ void		 conn_free(struct conn *);
 void		 conn_unpend(struct conn *);
 /* Closes c from the loop, at once: its caller may be forwarding over it. */
 void		 conn_fail_later(struct conn *, const char *why);
-/* Writes what c has queued, as far as the socket takes it now. */
-void		 conn_flush(struct conn *);
 int		 conn_tls(const struct conn *);
 int		 conn_fd(const struct conn *);
 
@@ -285,6 +283,5 @@ void		 conn_connected(struct conn *);
 void		 conn_writable(struct conn *);
 const char	*conn_closed_why(const struct conn *);
 void		 conn_refused(struct conn *, const char *node, const char *why);
-void		 conn_eventcb(struct bufferevent *, short, void *);
 
 #endif

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conn.h"
 #include "iface.h"
 #include "link.h"
 #include "listen.h"
@@ -33,7 +32,6 @@ struct routing;
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
 
-TAILQ_HEAD(link_list, link);
 
 struct vnetd {
 	struct event_base	*base;
@@ -48,8 +46,7 @@ struct vnetd {
 	unsigned int		 keepalive;	/* seconds */
 
 	struct listeners	 listeners;
-	struct link_list	 links;
-	struct conns		 conns;		/* pending and closing, too */
+	struct links		 links;		/* and their connections */
 	struct iface_list	 ifaces;
 	struct iface_env	 ifenv;		/* what interfaces are given */
 
@@ -57,13 +54,11 @@ struct vnetd {
 	struct event		*ev_sig[3];
 	int			 exit_code;
 
-	struct link_refusals	 refused;	/* the peers refused lately */
 
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
 	struct reload		*reload;	/* under way, or NULL (reload.h) */
-	struct sched_optlist	 linkopts;	/* link options by name */
 	/* TLS: the files, and the context made from them on first use. */
 	char			 tls_cert[STMT_PATH_MAX + 1];
 	char			 tls_key[STMT_PATH_MAX + 1];

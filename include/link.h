@@ -36,17 +36,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conn.h"
 #include "sched.h"
 #include "sw.h"
 #include "stmt.h"
 #include "wire.h"
 
-struct vnetd;
 struct conn;
 struct event;
+struct event_base;
 struct evbuffer;
-struct fwd_port;
+struct evdns_base;
 struct link;
+struct links;
+struct ssl_ctx_st;
 
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
@@ -83,7 +86,7 @@ struct link_refusals {
 
 struct link {
 	TAILQ_ENTRY(link)	 entry;
-	struct vnetd		*d;
+	struct links		*lks;
 	char			 name[STMT_NAME_MAX + 1];
 	int			 configured;	/* has an address to dial */
 	struct stmt_hostport	 addr;
@@ -109,19 +112,65 @@ struct link {
 	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
 };
 
-/* Sets up d->conns, whose connections call back into the links. */
-void		 link_init(struct vnetd *);
-struct link	*link_find(struct vnetd *, const char *name);
+TAILQ_HEAD(link_list, link);
+
+/*
+ * What the links need from the daemon above them; arg is the hooks' own.
+ * The control plane hears of links only through these.
+ */
+struct links_hooks {
+	/* Our hello: this node, its network, keepalive and capabilities. */
+	void		 (*hello)(void *arg, struct wire_hello *);
+	/* The TLS context, NULL if there is none (yet). */
+	struct ssl_ctx_st *(*tls)(void *arg);
+	/* A node record from l's peer: 0, or -1 with why (l's connection closes). */
+	int		 (*node)(void *arg, struct link *l, const uint8_t *,
+			    size_t, const char **why);
+	/* l came up; l went down (NULL: a link that was up is gone). */
+	void		 (*up)(void *arg, struct link *l);
+	void		 (*down)(void *arg, struct link *l);
+	/*
+	 * `show links`: who made l (into trigger, a reason), and its history
+	 * columns (HISTORY_COLUMNS), each with its leading tab.
+	 */
+	const char	*(*origin)(void *arg, const struct link *l,
+			    char *trigger, size_t, const char **reason);
+	const char	*(*history)(void *arg, const char *name, char *buf,
+			    size_t);
+	const char	*history_columns;	/* their names */
+	void		*arg;
+};
+
+/* The links of one daemon, their connections, and what they share. */
+struct links {
+	struct link_list	 list;
+	struct conns		 conns;		/* pending and closing, too */
+	struct sched_optlist	 opts;		/* link options by name */
+	struct link_refusals	 refused;	/* the peers refused lately */
+	struct event_base	*base;
+	struct sw		*sw;
+	struct links_hooks	 hooks;
+};
+
+/*
+ * Sets up an empty table; links_start() gives it the event machinery,
+ * before the first link.
+ */
+void		 links_init(struct links *, struct sw *,
+		    const struct links_hooks *);
+void		 links_start(struct links *, struct event_base *,
+		    struct evdns_base *);
+/* Frees every link and connection (sending what BYEs go at once). */
+void		 links_free(struct links *);
+struct link	*link_find(struct links *, const char *name);
 /* `link NAME HOST:PORT`: creates a configured link and starts dialling. */
-int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
-int		 link_del(struct vnetd *, const char *name, char *err, size_t errlen);
-void		 link_free(struct link *);
-const char	*link_state_name(enum link_state);
+int		 link_add(struct links *, const struct stmt *, char *err, size_t errlen);
+int		 link_del(struct links *, const char *name, char *err, size_t errlen);
 /*
  * `set-link NAME OPTIONS`: the options given replace those remembered for
  * NAME (the rest stay), and apply at once if link NAME exists.
  */
-int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
+int		 link_set_options(struct links *, const struct stmt *, char *err,
 		    size_t errlen);
 /*
  * 0 if this kernel lets the daemon use TCP congestion control cc ("" is
@@ -129,28 +178,27 @@ int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
  */
 int		 link_congestion_check(const char *cc, char *err,
 		    size_t errlen);
-/*
- * The TCP congestion control the link's connection uses, into buf
- * (STMT_CONGESTION_MAX + 1 bytes), or "-" without a connection.
- */
-const char	*link_congestion(const struct link *, char *buf);
 /* The options link NAME has or will have. */
-void		 link_options(struct vnetd *, const char *name,
+void		 link_options(struct links *, const char *name,
 		    struct sched_opts *);
 
 /*
  * Remembers a refused peer for `show refused` (the caller logs and counts
  * the refusal, once).  node: what its hello announced, or NULL.
  */
-void		 link_refusal_add(struct vnetd *, const char *peer,
+void		 link_refusal_add(struct links *, const char *peer,
 		    const char *node, const char *why);
+/* An accepted connection (over TLS or not) for the links. */
+void		 links_accept(struct links *, int fd, const struct sockaddr *,
+		    int socklen, int tls);
 /* Every second: each link's rates in and out over the last seconds. */
-void		 link_tick(struct vnetd *, uint64_t now_ms);
+void		 link_tick(struct links *, uint64_t now_ms);
 /* `show links` (all: every counter), `show link NAME`, `show refused`. */
-void		 link_show_links(struct vnetd *, int all, struct evbuffer *);
-int		 link_show(struct vnetd *, const char *name, struct evbuffer *,
+
+void		 link_show_links(struct links *, int all, struct evbuffer *);
+int		 link_show(struct links *, const char *name, struct evbuffer *,
 		    char *err, size_t errlen);
-void		 link_show_refused(struct vnetd *, struct evbuffer *);
+void		 link_show_refused(struct links *, struct evbuffer *);
 /*
  * The control plane's view of a link (routing.h): the peer's node name if
  * the link is up and the peer takes node records, else NULL; sending one

@@ -25,6 +25,8 @@
 #include "wire.h"
 
 static void	conn_sockreadcb(evutil_socket_t, short, void *);
+static void	conn_eventcb(struct bufferevent *, short, void *);
+static void	conn_flush(struct conn *);
 
 void
 conns_init(struct conns *cs, struct event_base *base, struct evdns_base *dns,
@@ -173,7 +175,7 @@ conn_free(struct conn *c)
 	free(c);
 }
 
-void
+static void
 conn_flush(struct conn *c)
 {
 	(void)c->io->flush(c);
@@ -599,7 +601,7 @@ conn_connected(struct conn *c)
 	conn_send_hello(c);
 }
 
-void
+static void
 conn_eventcb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn	*c = arg;

@@ -23,7 +23,6 @@
 #include <event2/listener.h>
 
 #include "config.h"
-#include "conn.h"
 #include "acl.h"
 #include "clock.h"
 #include "control.h"
@@ -94,13 +93,80 @@ daemon_accept(void *arg, int fd, const struct sockaddr *sa, int socklen,
 {
 	struct vnetd	*d = arg;
 
-	conn_accept(&d->conns, fd, sa, socklen, tls);
+	links_accept(&d->links, fd, sa, socklen, tls);
 }
 
 static void
 daemon_refused(void *arg, const char *host, const char *why)
 {
-	link_refusal_add(arg, host, NULL, why);
+	struct vnetd	*d = arg;
+
+	link_refusal_add(&d->links, host, NULL, why);
+}
+
+/* What the links are given (link.h). */
+
+static void
+daemon_link_hello(void *arg, struct wire_hello *h)
+{
+	struct vnetd	*d = arg;
+
+	h->version = WIRE_VERSION;
+	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) |
+	    routing_caps(d->routing);
+	h->keepalive = (uint16_t)d->keepalive;
+	snprintf(h->node, sizeof(h->node), "%s", d->node);
+	snprintf(h->network, sizeof(h->network), "%s", d->network);
+}
+
+static struct ssl_ctx_st *
+daemon_link_tls(void *arg)
+{
+	struct vnetd	*d = arg;
+
+	return d->tls;
+}
+
+static int
+daemon_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
+    const char **why)
+{
+	struct vnetd	*d = arg;
+
+	return routing_input(d->routing, l, p, n, why);
+}
+
+static void
+daemon_link_up(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_up(d->routing, l);
+}
+
+static void
+daemon_link_down(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_down(d->routing, l);
+}
+
+static const char *
+daemon_link_origin(void *arg, const struct link *l, char *trigger,
+    size_t len, const char **reason)
+{
+	struct vnetd	*d = arg;
+
+	return routing_link_origin(d->routing, l, trigger, len, reason);
+}
+
+static const char *
+daemon_link_history(void *arg, const char *name, char *buf, size_t len)
+{
+	struct vnetd	*d = arg;
+
+	return history_fields(d->history, HISTORY_LINK, name, buf, len);
 }
 
 int
@@ -108,10 +174,20 @@ vnetd_init(struct vnetd *d)
 {
 	char	 err[128];
 
+	struct links_hooks hooks = {
+		.hello = daemon_link_hello,
+		.tls = daemon_link_tls,
+		.node = daemon_link_node,
+		.up = daemon_link_up,
+		.down = daemon_link_down,
+		.origin = daemon_link_origin,
+		.history = daemon_link_history,
+		.history_columns = HISTORY_COLUMNS,
+		.arg = d,
+	};
+
 	memset(d, 0, sizeof(*d));
-	TAILQ_INIT(&d->links);
 	TAILQ_INIT(&d->ifaces);
-	TAILQ_INIT(&d->linkopts);
 	vnetd_default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
@@ -121,6 +197,7 @@ vnetd_init(struct vnetd *d)
 	d->fwd = sw_fwd(d->sw);
 	d->vcc = sw_vcc(d->sw);
 	d->ifenv.sw = d->sw;
+	links_init(&d->links, d->sw, &hooks);
 	if ((d->routing = routing_new(d)) == NULL ||
 	    (d->history = history_new()) == NULL ||
 	    (d->base = event_base_new()) == NULL)
@@ -132,7 +209,7 @@ vnetd_init(struct vnetd *d)
 	if (d->dns == NULL)
 		return -1;
 	d->ifenv.base = d->base;
-	link_init(d);
+	links_start(&d->links, d->base, d->dns);
 	listen_init(&d->listeners, d->base, daemon_accept, daemon_refused, d);
 	return 0;
 }
@@ -143,7 +220,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 	struct vnetd	*d = arg;
 
 	sw_tick(d->sw);
-	link_tick(d, vnetd_now_ms());
+	link_tick(&d->links, vnetd_now_ms());
 	history_collect(d->history, d);
 }
 
@@ -188,7 +265,6 @@ vnetd_start(struct vnetd *d)
 void
 vnetd_free(struct vnetd *d)
 {
-	struct link	*l;
 	struct iface	*ifc;
 	size_t		 i;
 
@@ -198,10 +274,7 @@ vnetd_free(struct vnetd *d)
 	http_free(d->http);
 	d->http = NULL;
 	listen_free(&d->listeners);
-	conns_free_pending(&d->conns);
-	while ((l = TAILQ_FIRST(&d->links)) != NULL)
-		link_free(l);
-	conns_free_closing(&d->conns);
+	links_free(&d->links);
 	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);
@@ -220,7 +293,6 @@ vnetd_free(struct vnetd *d)
 	sw_free(d->sw);
 	d->fwd = NULL;
 	d->vcc = NULL;
-	sched_optlist_clear(&d->linkopts);
 	if (d->tls != NULL)
 		SSL_CTX_free(d->tls);
 }
@@ -394,8 +466,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return iface_add(&d->ifaces, &d->ifenv, st, err, errlen);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
-			return link_del(d, st->name, err, errlen);
-		return link_add(d, st, err, errlen);
+			return link_del(&d->links, st->name, err, errlen);
+		return link_add(&d->links, st, err, errlen);
 	case STMT_ROUTE:
 		return route_apply(d, st, err, errlen);
 	case STMT_TLS_CERT:
@@ -420,7 +492,7 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_SAVE:
 		break;
 	case STMT_SET_LINK:
-		return link_set_options(d, st, err, errlen);
+		return link_set_options(&d->links, st, err, errlen);
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
@@ -506,7 +578,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	uint64_t	 looped = 0;
 
 	fwd_stats(d->fwd, &fs);
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		links++;
 		up += l->state == LINK_UP;
 	}
@@ -525,19 +597,19 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("duplicates", ss->duplicates + fs.duplicates);
 	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", ss->hop_limit);
-	ROW("bad_messages", d->conns.stats.bad_messages);
-	ROW("refused", d->conns.stats.refused);
+	ROW("bad_messages", d->links.conns.stats.bad_messages);
+	ROW("refused", d->links.conns.stats.refused);
 	ROW("gso_cut", ss->gso_cut);
 	ROW("gso_segments", ss->gso_segments);
 	ROW("gso_bad", ss->gso_bad);
 	ROW("offload_bad", ss->offload_bad);
-	ROW("tls_refused", d->conns.stats.tls_refused);
-	ROW("tls_failed", d->conns.stats.tls_failed);
+	ROW("tls_refused", d->links.conns.stats.tls_refused);
+	ROW("tls_failed", d->links.conns.stats.tls_failed);
 	ROW("not_allowed", d->listeners.not_allowed);
-	ROW("pending_full", d->conns.stats.pending_full);
-	ROW("pending_addr_full", d->conns.stats.pending_addr_full);
-	ROW("handshake_timeouts", d->conns.stats.handshake_timeouts);
-	ROW("pending", d->conns.npending);
+	ROW("pending_full", d->links.conns.stats.pending_full);
+	ROW("pending_addr_full", d->links.conns.stats.pending_addr_full);
+	ROW("handshake_timeouts", d->links.conns.stats.handshake_timeouts);
+	ROW("pending", d->links.conns.npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
 	ROW("macs_replaced", fs.macs_replaced);
@@ -716,7 +788,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	listen_config(&d->listeners, cb, arg);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		if (!l->configured || routing_link_auto(d->routing, l))
 			continue;
 		START(STMT_LINK);
@@ -726,13 +798,13 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		snprintf(st.peer, sizeof(st.peer), "%s", l->peer);
 		st.queue = l->queue_max == LINK_QUEUE_DEFAULT ? 0 :
 		    (uint32_t)l->queue_max;
-		link_options(d, l->name, &o);
+		link_options(&d->links, l->name, &o);
 		sched_opts_to_stmt(&o, &st);
 		cb(&st, arg);
 	}
 	/* Options for links that only the peers open. */
-	TAILQ_FOREACH(e, &d->linkopts, entry) {
-		if ((l = link_find(d, e->name)) != NULL && l->configured)
+	TAILQ_FOREACH(e, &d->links.opts, entry) {
+		if ((l = link_find(&d->links, e->name)) != NULL && l->configured)
 			continue;
 		START(STMT_SET_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", e->name);
@@ -807,7 +879,7 @@ int
 vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
     char *err, size_t errlen)
 {
-	return link_show(d, name, out, err, errlen);
+	return link_show(&d->links, name, out, err, errlen);
 }
 
 const char *
@@ -820,7 +892,7 @@ vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
 	if (strcmp(st->name, d->node) == 0)
 		snprintf(buf, len, "link %s is this node's own name: no peer "
 		    "can bring it, the route is never used", st->name);
-	else if (link_find(d, st->name) == NULL &&
+	else if (link_find(&d->links, st->name) == NULL &&
 	    listen_empty(&d->listeners))
 		snprintf(buf, len, "there is no link %s, and without a "
 		    "listener no peer can bring one: the route is unused "
@@ -869,10 +941,10 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	switch (what) {
 	case STMT_SHOW_LINKS:
 	case STMT_SHOW_LINKS_ALL:
-		link_show_links(d, what == STMT_SHOW_LINKS_ALL, out);
+		link_show_links(&d->links, what == STMT_SHOW_LINKS_ALL, out);
 		break;
 	case STMT_SHOW_REFUSED:
-		link_show_refused(d, out);
+		link_show_refused(&d->links, out);
 		break;
 	case STMT_SHOW_ROUTES:
 		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");

@@ -13,12 +13,9 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "clock.h"
 #include "conn.h"
-#include "daemon.h"
-#include "fwd.h"
-#include "history.h"
 #include "link.h"
-#include "routing.h"
 #include "log.h"
 #include "wire.h"
 
@@ -27,11 +24,20 @@ static void	link_schedule(struct link *);
 static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	link_drain(struct link *);
+static void	link_free(struct link *);
 static void	link_congestion_set(struct link *, struct conn *,
 		    const char *cc);
 static const struct port_ops link_port_ops;
 
-const char *
+/* Our hello, from the daemon: also where this node's name comes from. */
+static void
+links_hello(struct links *lks, struct wire_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	lks->hooks.hello(lks->hooks.arg, h);
+}
+
+static const char *
 link_state_name(enum link_state s)
 {
 	switch (s) {
@@ -56,11 +62,11 @@ link_state_debug(enum link_state s)
 }
 
 struct link *
-link_find(struct vnetd *d, const char *name)
+link_find(struct links *lks, const char *name)
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &lks->list, entry)
 		if (strcmp(l->name, name) == 0)
 			return l;
 	return NULL;
@@ -75,14 +81,14 @@ link_peer(const struct link *l)
 
 /* The link a connection from node belongs to. */
 static struct link *
-link_find_peer(struct vnetd *d, const char *node)
+link_find_peer(struct links *lks, const char *node)
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &lks->list, entry)
 		if (l->configured && strcmp(link_peer(l), node) == 0)
 			return l;
-	return link_find(d, node);
+	return link_find(lks, node);
 }
 
 static void
@@ -98,11 +104,11 @@ link_pace_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 void
-link_options(struct vnetd *d, const char *name, struct sched_opts *o)
+link_options(struct links *lks, const char *name, struct sched_opts *o)
 {
 	struct sched_optent	*e;
 
-	if ((e = sched_optlist_find(&d->linkopts, name)) != NULL)
+	if ((e = sched_optlist_find(&lks->opts, name)) != NULL)
 		*o = e->opts;
 	else
 		sched_opts_default(o);
@@ -129,7 +135,7 @@ link_queue_set(struct link *l, size_t limit)
 }
 
 static struct link *
-link_new(struct vnetd *d, const char *name)
+link_new(struct links *lks, const char *name)
 {
 	struct link		*l;
 	struct sched_opts	 o;
@@ -137,36 +143,36 @@ link_new(struct vnetd *d, const char *name)
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
-	l->d = d;
+	l->lks = lks;
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->queue_max = LINK_QUEUE_DEFAULT;
 	l->backoff_ms = LINK_BACKOFF_MIN;
-	l->state_since = l->rate_at = vnetd_now_ms();
-	link_options(d, name, &o);
+	l->state_since = l->rate_at = clock_now_ms();
+	link_options(lks, name, &o);
 	if (sched_init(&l->sched, &o, l->queue_max, WIRE_HDR_LEN +
-	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
+	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, clock_now_us(),
 	    arc4random()) == -1) {
 		free(l);
 		return NULL;
 	}
-	if (sw_port_add(d->sw, &l->port, &link_port_ops, l, name, err,
+	if (sw_port_add(lks->sw, &l->port, &link_port_ops, l, name, err,
 	    sizeof(err)) == -1 ||
-	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL ||
-	    (l->ev_pace = evtimer_new(d->base, link_pace_cb, l)) == NULL) {
+	    (l->ev_retry = evtimer_new(lks->base, link_retry_cb, l)) == NULL ||
+	    (l->ev_pace = evtimer_new(lks->base, link_pace_cb, l)) == NULL) {
 		if (l->ev_retry != NULL)
 			event_free(l->ev_retry);
-		sw_port_del(d->sw, &l->port);
+		sw_port_del(lks->sw, &l->port);
 		sched_free(&l->sched);
 		free(l);
 		return NULL;
 	}
-	TAILQ_INSERT_TAIL(&d->links, l, entry);
+	TAILQ_INSERT_TAIL(&lks->list, l, entry);
 	return l;
 }
 
 /* Remembers the options a statement gives for its link name. */
 static int
-link_remember_options(struct vnetd *d, const struct stmt *st,
+link_remember_options(struct links *lks, const struct stmt *st,
     struct sched_opts *o, char *err, size_t errlen)
 {
 	char	 why[512];
@@ -176,9 +182,9 @@ link_remember_options(struct vnetd *d, const struct stmt *st,
 		snprintf(err, errlen, "link %s: %s", st->name, why);
 		return -1;
 	}
-	link_options(d, st->name, o);
+	link_options(lks, st->name, o);
 	sched_opts_from_stmt(o, st);
-	if (sched_optlist_set(&d->linkopts, st->name, o) == NULL) {
+	if (sched_optlist_set(&lks->opts, st->name, o) == NULL) {
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
@@ -190,20 +196,20 @@ static void
 link_take_options(struct link *l, const struct stmt *st,
     const struct sched_opts *o)
 {
-	sched_set_opts(&l->sched, o, vnetd_now_us());
+	sched_set_opts(&l->sched, o, clock_now_us());
 	if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
 		link_congestion_set(l, l->conn, o->congestion);
 }
 
 int
-link_set_options(struct vnetd *d, const struct stmt *st, char *err,
+link_set_options(struct links *lks, const struct stmt *st, char *err,
     size_t errlen)
 {
 	struct link		*l;
 	struct sched_opts	 o;
 
 	/* The queue is the link's own, not an option kept for its name. */
-	l = link_find(d, st->name);
+	l = link_find(lks, st->name);
 	if (st->queue != 0 && l == NULL) {
 		snprintf(err, errlen, "set-link %s queue: no such link",
 		    st->name);
@@ -218,7 +224,7 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 		link_drain(l);
 		return 0;
 	}
-	if (link_remember_options(d, st, &o, err, errlen) == -1)
+	if (link_remember_options(lks, st, &o, err, errlen) == -1)
 		return -1;
 	if (l != NULL) {
 		evtimer_del(l->ev_pace);
@@ -229,28 +235,30 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 }
 
 int
-link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+link_add(struct links *lks, const struct stmt *st, char *err, size_t errlen)
 {
 	struct link		*l;
 	struct sched_opts	 o;
+	struct wire_hello	 ours;
 
-	if (strcmp(st->name, d->node) == 0) {
+	links_hello(lks, &ours);
+	if (strcmp(st->name, ours.node) == 0) {
 		snprintf(err, errlen, "link %s: that is this node's own name",
 		    st->name);
 		return -1;
 	}
-	if ((l = link_find(d, st->name)) != NULL) {
+	if ((l = link_find(lks, st->name)) != NULL) {
 		if (l->configured) {
 			snprintf(err, errlen, "link %s already exists", st->name);
 			return -1;
 		}
 		/* The peer dialled us first; from now on we dial too. */
-		if (link_remember_options(d, st, &o, err, errlen) == -1)
+		if (link_remember_options(lks, st, &o, err, errlen) == -1)
 			return -1;
 		link_take_options(l, st, &o);
-	} else if (link_remember_options(d, st, &o, err, errlen) == -1)
+	} else if (link_remember_options(lks, st, &o, err, errlen) == -1)
 		return -1;
-	else if ((l = link_new(d, st->name)) == NULL) {
+	else if ((l = link_new(lks, st->name)) == NULL) {
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
@@ -268,24 +276,24 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 }
 
 int
-link_del(struct vnetd *d, const char *name, char *err, size_t errlen)
+link_del(struct links *lks, const char *name, char *err, size_t errlen)
 {
 	struct link	*l;
 
-	if ((l = link_find(d, name)) == NULL) {
+	if ((l = link_find(lks, name)) == NULL) {
 		snprintf(err, errlen, "no link %s", name);
 		return -1;
 	}
 	log_info("link %s: removed", l->name);
 	link_free(l);
-	sched_optlist_del(&d->linkopts, name);
+	sched_optlist_del(&lks->opts, name);
 	return 0;
 }
 
-void
+static void
 link_free(struct link *l)
 {
-	struct vnetd	*d = l->d;
+	struct links	*lks = l->lks;
 	struct conn	*c;
 	int		 was_up = l->state == LINK_UP;
 
@@ -299,14 +307,14 @@ link_free(struct link *l)
 		c->link = NULL;
 		conn_free(c);
 	}
-	sw_port_del(d->sw, &l->port);
+	sw_port_del(lks->sw, &l->port);
 	event_free(l->ev_retry);
 	event_free(l->ev_pace);
 	sched_free(&l->sched);
-	TAILQ_REMOVE(&d->links, l, entry);
+	TAILQ_REMOVE(&lks->list, l, entry);
 	free(l);
 	if (was_up)
-		routing_link_down(d->routing, NULL);
+		lks->hooks.down(lks->hooks.arg, NULL);
 }
 
 static void
@@ -330,18 +338,18 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		sched_flush(&l->sched);
 	}
 	l->state = state;
-	l->state_since = vnetd_now_ms();
+	l->state_since = clock_now_ms();
 	if (state != LINK_UP && why != NULL) {
 		snprintf(l->last_error, sizeof(l->last_error), "%s", why);
 		l->last_error_at = l->state_since;
 	}
 	if (state == LINK_UP) {
 		sw_port_up(&l->port);
-		routing_link_up(l->d->routing, l);
+		l->lks->hooks.up(l->lks->hooks.arg, l);
 	} else
 		sw_port_down(&l->port);
 	if (state != LINK_UP && was_up)
-		routing_link_down(l->d->routing, l);
+		l->lks->hooks.down(l->lks->hooks.arg, l);
 }
 
 /* Capped exponential backoff with jitter, so that restarted peers spread. */
@@ -355,7 +363,7 @@ link_schedule(struct link *l)
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(l->ev_retry, &tv);
-	l->retry_at = vnetd_now_ms() + ms;
+	l->retry_at = clock_now_ms() + ms;
 	log_debug("link %s: next attempt in %u ms", l->name, ms);
 	l->backoff_ms *= 2;
 	if (l->backoff_ms > LINK_BACKOFF_MAX)
@@ -447,7 +455,7 @@ link_congestion_check(const char *cc, char *err, size_t errlen)
 	return -1;
 }
 
-const char *
+static const char *
 link_congestion(const struct link *l, char *buf)
 {
 	evutil_socket_t	 fd;
@@ -474,7 +482,7 @@ link_congestion_set(struct link *l, struct conn *c, const char *cc)
 static void
 link_dial(struct link *l)
 {
-	struct vnetd	*d = l->d;
+	struct links	*lks = l->lks;
 	struct conn	*c;
 	char		 peer[STMT_HOST_MAX + 10];
 
@@ -482,7 +490,7 @@ link_dial(struct link *l)
 		return;
 	l->retry_at = 0;
 	stmt_hostport_format(&l->addr, peer, sizeof(peer));
-	if ((c = conn_dial(&d->conns, l, l->name, link_peer(l), peer,
+	if ((c = conn_dial(&lks->conns, l, l->name, link_peer(l), peer,
 	    l->tls)) == NULL) {
 		log_warn("link %s: connection", l->name);
 		link_schedule(l);
@@ -507,12 +515,14 @@ link_dial(struct link *l)
  * Returns 1 if the new one wins.
  */
 static int
-conn_new_wins(struct vnetd *d, const struct conn *old, const struct conn *new)
+conn_new_wins(struct links *lks, const struct conn *old, const struct conn *new)
 {
+	struct wire_hello ours;
 	const char	*old_by, *new_by;
 
-	old_by = old->outgoing ? d->node : old->hello.node;
-	new_by = new->outgoing ? d->node : new->hello.node;
+	links_hello(lks, &ours);
+	old_by = old->outgoing ? ours.node : old->hello.node;
+	new_by = new->outgoing ? ours.node : new->hello.node;
 	if (strcmp(old_by, new_by) == 0)
 		return 1;
 	return strcmp(new_by, old_by) < 0;
@@ -522,25 +532,25 @@ conn_new_wins(struct vnetd *d, const struct conn *old, const struct conn *new)
 static int
 link_conn_join(void *arg, struct conn *c)
 {
-	struct vnetd	*d = arg;
+	struct links	*lks = arg;
 	struct link	*l = c->link;
 
 	if (l == NULL) {
-		l = link_find_peer(d, c->hello.node);
+		l = link_find_peer(lks, c->hello.node);
 		/* Configured for TLS: a plain connection cannot stand in. */
 		if (l != NULL && l->tls && !conn_tls(c)) {
 			log_warnx("link %s: refused: a plain connection from "
 			    "%s, but the link is configured with tls", l->name,
 			    c->peer);
-			d->conns.stats.refused++;
-			link_refusal_add(d, c->peer, c->hello.node, "a plain "
+			lks->conns.stats.refused++;
+			link_refusal_add(lks, c->peer, c->hello.node, "a plain "
 			    "connection, but the link is configured with tls");
 			conn_close(c, "plain connection for a TLS link", 0);
 			return -1;
 		}
 		conn_unpend(c);
 		if (l == NULL &&
-		    (l = link_new(d, c->hello.node)) == NULL) {
+		    (l = link_new(lks, c->hello.node)) == NULL) {
 			log_warnx("link %s: out of memory", c->hello.node);
 			conn_free(c);
 			return -1;
@@ -550,7 +560,7 @@ link_conn_join(void *arg, struct conn *c)
 		l->dialing = NULL;
 
 	if (l->conn != NULL) {
-		if (!conn_new_wins(d, l->conn, c)) {
+		if (!conn_new_wins(lks, l->conn, c)) {
 			log_info("link %s: keeping the existing connection, "
 			    "closing the one from %s", l->name, c->peer);
 			c->link = NULL;
@@ -622,23 +632,15 @@ link_conn_lost(struct link *l, struct conn *c, const char *why)
 static void
 link_conn_hello(void *arg, struct wire_hello *h)
 {
-	struct vnetd	*d = arg;
-
-	memset(h, 0, sizeof(*h));
-	h->version = WIRE_VERSION;
-	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) |
-	    routing_caps(d->routing);
-	h->keepalive = (uint16_t)d->keepalive;
-	snprintf(h->node, sizeof(h->node), "%s", d->node);
-	snprintf(h->network, sizeof(h->network), "%s", d->network);
+	links_hello(arg, h);
 }
 
 static struct ssl_ctx_st *
 link_conn_tls(void *arg)
 {
-	struct vnetd	*d = arg;
+	struct links	*lks = arg;
 
-	return d->tls;
+	return lks->hooks.tls(lks->hooks.arg);
 }
 
 static void
@@ -652,7 +654,7 @@ static void
 link_conn_frame(void *arg, struct conn *c, uint8_t hops,
     const struct wire_frame *f)
 {
-	struct vnetd	*d = arg;
+	struct links	*lks = arg;
 	struct link	*l = c->link;
 	struct sw_frame	 sf;
 
@@ -664,16 +666,16 @@ link_conn_frame(void *arg, struct conn *c, uint8_t hops,
 	sf.hops = hops;
 	sf.origin = f->origin;
 	sf.seq = f->seq;
-	sw_input(d->sw, &l->port, &sf);
+	sw_input(lks->sw, &l->port, &sf);
 }
 
 static int
 link_conn_node(void *arg, struct conn *c, const uint8_t *p, size_t n,
     const char **why)
 {
-	struct vnetd	*d = arg;
+	struct links	*lks = arg;
 
-	return routing_input(d->routing, c->link, p, n, why);
+	return lks->hooks.node(lks->hooks.arg, c->link, p, n, why);
 }
 
 static void
@@ -715,10 +717,42 @@ static const struct conn_cbs link_conn_cbs = {
 };
 
 void
-link_init(struct vnetd *d)
+links_init(struct links *lks, struct sw *sw, const struct links_hooks *hooks)
 {
-	conns_init(&d->conns, d->base, d->dns, vnetd_now_ms, &link_conn_cbs,
-	    d);
+	memset(lks, 0, sizeof(*lks));
+	TAILQ_INIT(&lks->list);
+	TAILQ_INIT(&lks->opts);
+	TAILQ_INIT(&lks->conns.pending);
+	TAILQ_INIT(&lks->conns.closing);
+	lks->sw = sw;
+	lks->hooks = *hooks;
+}
+
+void
+links_start(struct links *lks, struct event_base *base,
+    struct evdns_base *dns)
+{
+	lks->base = base;
+	conns_init(&lks->conns, base, dns, clock_now_ms, &link_conn_cbs, lks);
+}
+
+void
+links_free(struct links *lks)
+{
+	struct link	*l;
+
+	conns_free_pending(&lks->conns);
+	while ((l = TAILQ_FIRST(&lks->list)) != NULL)
+		link_free(l);
+	conns_free_closing(&lks->conns);
+	sched_optlist_clear(&lks->opts);
+}
+
+void
+links_accept(struct links *lks, int fd, const struct sockaddr *sa,
+    int socklen, int tls)
+{
+	conn_accept(&lks->conns, fd, sa, socklen, tls);
 }
 
 /*
@@ -744,7 +778,7 @@ link_drain(struct link *l)
 	/* One allocation for the batch, not one per frame or two. */
 	if (sched_frames(&l->sched) > 1)
 		conn_reserve(c, CONN_OUT_MAX - len);
-	now = vnetd_now_us();
+	now = clock_now_us();
  again:
 	while (more && conn_out_len(c) < CONN_OUT_MAX) {
 		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
@@ -795,7 +829,7 @@ link_send_direct(struct link *l, const uint8_t *pre, size_t prelen,
 		return -1;
 	if (r == 1)
 		return 0;
-	sched_bypassed(&l->sched, vnetd_now_us());
+	sched_bypassed(&l->sched, clock_now_us());
 	l->c.frames_out++;
 	l->c.bytes_out += len;
 	return 0;
@@ -815,7 +849,7 @@ link_port_transmit(struct port *p, const struct sw_frame *f)
 	    f->vh);
 	if (link_send_direct(l, pre, sizeof(pre), f->eth, f->len) == 0)
 		return;
-	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, f->eth,
+	if (sched_enqueue(&l->sched, clock_now_us(), pre, f->eth,
 	    f->len) == -1)
 		return;
 	link_drain(l);
@@ -856,13 +890,13 @@ static const struct port_ops link_port_ops = {
 /* Why links are down: refusals, rates, and the show tables. */
 
 void
-link_refusal_add(struct vnetd *d, const char *peer, const char *node,
+link_refusal_add(struct links *lks, const char *peer, const char *node,
     const char *why)
 {
-	struct link_refusals	*rs = &d->refused;
+	struct link_refusals	*rs = &lks->refused;
 	struct link_refusal	*r = &rs->r[rs->next];
 
-	r->at = vnetd_now_ms();
+	r->at = clock_now_ms();
 	snprintf(r->peer, sizeof(r->peer), "%s", peer);
 	snprintf(r->node, sizeof(r->node), "%s",
 	    node != NULL && node[0] != '\0' ? node : "-");
@@ -875,12 +909,12 @@ link_refusal_add(struct vnetd *d, const char *peer, const char *node,
 #define LINK_RATE_WINDOW	2000	/* ms */
 
 void
-link_tick(struct vnetd *d, uint64_t now)
+link_tick(struct links *lks, uint64_t now)
 {
 	struct link	*l;
 	uint64_t	 dt;
 
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &lks->list, entry) {
 		if ((dt = now - l->rate_at) < LINK_RATE_WINDOW)
 			continue;
 		l->rate_in = (l->c.bytes_in - l->rate_bytes_in) * 8000 / dt;
@@ -943,10 +977,10 @@ link_peer_text(const struct link *l, char *buf, size_t len)
 }
 
 void
-link_show_links(struct vnetd *d, int all, struct evbuffer *out)
+link_show_links(struct links *lks, int all, struct evbuffer *out)
 {
 	struct link	*l;
-	uint64_t	 now = vnetd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
 	char		 in[16], outr[16], rates[160], trigger[32];
 	const char	*peer, *origin, *reason;
@@ -959,9 +993,9 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason" HISTORY_COLUMNS
-		    "\n");
-	TAILQ_FOREACH(l, &d->links, entry) {
+		    "since\trate_in\trate_out\tlast_error\treason%s\n",
+		    lks->hooks.history_columns);
+	TAILQ_FOREACH(l, &lks->list, entry) {
 		const struct sched *sc = &l->sched;
 
 		peer = link_peer_text(l, addr, sizeof(addr));
@@ -973,7 +1007,7 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 			snprintf(in, sizeof(in), "-");
 			snprintf(outr, sizeof(outr), "-");
 		}
-		origin = routing_link_origin(d->routing, l, trigger,
+		origin = lks->hooks.origin(lks->hooks.arg, l, trigger,
 		    sizeof(trigger), &reason);
 		if (!all) {
 			evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t"
@@ -1003,27 +1037,27 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
 		    origin, trigger, since, in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
-		    history_fields(d->history, HISTORY_LINK, l->name, rates,
+		    lks->hooks.history(lks->hooks.arg, l->name, rates,
 		    sizeof(rates)));
 	}
 }
 
 int
-link_show(struct vnetd *d, const char *name, struct evbuffer *out,
+link_show(struct links *lks, const char *name, struct evbuffer *out,
     char *err, size_t errlen)
 {
 	struct link		*l;
 	const struct sched	*sc;
 	struct sched_quantiles	 qt;
-	uint64_t		 now = vnetd_now_ms();
+	uint64_t		 now = clock_now_ms();
 	char			 buf[STMT_HOST_MAX + 10], cc[STMT_CONGESTION_MAX + 1];
 
-	if ((l = link_find(d, name)) == NULL) {
+	if ((l = link_find(lks, name)) == NULL) {
 		snprintf(err, errlen, "no link %s", name);
 		return -1;
 	}
 	sc = &l->sched;
-	sched_quantiles(sc, vnetd_now_us(), &qt);
+	sched_quantiles(sc, clock_now_us(), &qt);
 	evbuffer_add_printf(out, "%%columns name\tvalue\n");
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 #define ROWS(n, v) evbuffer_add_printf(out, "%s\t%s\n", n, v)
@@ -1090,11 +1124,11 @@ link_show(struct vnetd *d, const char *name, struct evbuffer *out,
 }
 
 void
-link_show_refused(struct vnetd *d, struct evbuffer *out)
+link_show_refused(struct links *lks, struct evbuffer *out)
 {
-	const struct link_refusals *rs = &d->refused;
+	const struct link_refusals *rs = &lks->refused;
 	const struct link_refusal *r;
-	uint64_t	 now = vnetd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	size_t		 i, n;
 	char		 ago[32];
 
