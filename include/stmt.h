@@ -325,10 +325,6 @@ char	*stmt_match_format(const struct stmt_match *m, char *buf);
 /* Formats HOST:PORT, bracketing IPv6 literals.  buf >= STMT_HOST_MAX + 9. */
 char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len);
 
-/* Formats one allow list entry "ADDR/PLEN".  buf >= STMT_CIDR_STRLEN. */
-#define STMT_CIDR_STRLEN	(46 + 4)
-char	*stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len);
-
 /*
  * The keyword of a kind and op as the printer writes it ("link",
  * "del-link", "tls-cert"); NULL if there is none.
@@ -349,14 +345,10 @@ void	 stmt_route_fill(struct stmt *st, const struct stmt_match *src,
 
 /* Formats a rate (bit/s) as the parser reads it: "10mbit"; buf >= 32. */
 char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
-/* Formats a time (us): "5ms", "250us"; buf >= 32. */
-char	*stmt_time_format(uint32_t us, char *buf, size_t len);
 
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
-int	 stmt_valid_congestion(const char *s);
-int	 stmt_valid_account(const char *s);
 
 /* 1 when addr (4 or 16 bytes of family AF_INET or AF_INET6) is in c. */
 int	 stmt_cidr_match(const struct stmt_cidr *, int family,

@@ -33,6 +33,8 @@
 /* A bad token is quoted in a message, cut so the message stays readable. */
 #define SHOW_MAX	40
 #define SHOW_LEN	(SHOW_MAX + sizeof("..."))
+/* One allow list entry "ADDR/PLEN", as stmt_cidr_format() writes it. */
+#define STMT_CIDR_STRLEN	(46 + 4)
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -86,6 +88,9 @@ static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
 static int	args_adapt(struct parser *, struct stmt *);
 static int	args_http(struct parser *, struct stmt *);
+static char	*stmt_cidr_format(const struct stmt_cidr *, char *, size_t);
+static int	 stmt_valid_congestion(const char *);
+static int	 stmt_valid_account(const char *);
 
 #define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
 			"config, link NAME, refused, flows, vcc, nodes, " \
@@ -1127,7 +1132,8 @@ stmt_rate_format(uint64_t bps, char *buf, size_t len)
 	return format_scaled(bps, rate_units, nitems(rate_units), buf, len);
 }
 
-char *
+/* Formats a time (us): "5ms", "250us"; buf >= 32. */
+static char *
 stmt_time_format(uint32_t us, char *buf, size_t len)
 {
 	/* Seconds read less well than milliseconds at these scales. */
@@ -2164,7 +2170,8 @@ stmt_match_format(const struct stmt_match *m, char *buf)
 	return buf;
 }
 
-char *
+/* Formats one allow list entry "ADDR/PLEN".  buf >= STMT_CIDR_STRLEN. */
+static char *
 stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
 {
 	char	 a[INET6_ADDRSTRLEN];
@@ -2384,7 +2391,7 @@ stmt_valid_name(const char *s)
 }
 
 /* As the kernel names them: "cubic", "bbr", "reno", "dctcp", "bbr3". */
-int
+static int
 stmt_valid_congestion(const char *s)
 {
 	size_t	 i;
@@ -2405,7 +2412,7 @@ stmt_valid_dev(const char *s)
 }
 
 /* Portable user and group names (POSIX), as useradd takes them. */
-int
+static int
 stmt_valid_account(const char *s)
 {
 	return s[0] != '-' && name_chars(s, STMT_ACCOUNT_MAX);
