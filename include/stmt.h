@@ -30,8 +30,10 @@
  *                                           changes, applied to nothing)
  *   save [PATH]                             (control socket only)
  *   show link NAME
- *   set-link NAME LINKOPT...                (options by link name: now, and
- *                                           whenever a link NAME comes up)
+ *   set-link NAME [queue BYTES] [LINKOPT...]
+ *                                           (one at least; options by link
+ *                                           name: now, and whenever a link
+ *                                           NAME comes up)
  *
  * LINKOPT, each at most once:
  *   rate RATE|none                          RATE: a number (a decimal point
@@ -42,6 +44,9 @@
  *   congestion CC|default                   CC: 1..15 characters of
  *                                           [a-z0-9_-], as the kernel names
  *                                           TCP congestion controls
+ *
+ * The other statements: settings, vcc, routing and status.
+ *
  *   tls-cert FILE | tls-key FILE | tls-ca FILE | tls-crl FILE
  *   control-group GROUP
  *   user NAME
@@ -56,7 +61,10 @@
  *                                           SECONDS 1..1200; num (0: default)
  *   advertise HOST:PORT                     where peers may reach this node
  *   http ADDR:PORT [allow CIDR[,CIDR...]]   the read-only status server
- *   show nodes|topology|traffic
+ *   adapt shortcuts yes|no [threshold RATE] [hold SECONDS] [idle SECONDS]
+ *       [max N]
+ *   adapt off|on
+ *   show nodes|topology|traffic|adapt
  *   show traffic nodes
  *   show traffic topology [THRESHOLD]       THRESHOLD 0..1 (default 0.1),
  *                                           kept in num as permille
