@@ -271,7 +271,7 @@ struct stmt {
 							   interface qemu */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
-	/* learn, routing auto; reload -n */
+	/* learn, offload, threads, adapt shortcuts, routing auto; reload -n */
 	int			flag;
 	unsigned int		num;	/* keepalive, routing refresh, threshold */
 	enum stmt_show		show;			/* show */

@@ -72,7 +72,7 @@ static int	args_name(struct parser *, struct stmt *);
 static int	args_listen(struct parser *, struct stmt *);
 static int	args_path(struct parser *, struct stmt *);
 static int	args_keepalive(struct parser *, struct stmt *);
-static int	args_learn(struct parser *, struct stmt *);
+static int	args_flag(struct parser *, struct stmt *);
 static int	args_interface(struct parser *, struct stmt *);
 static int	args_link(struct parser *, struct stmt *);
 static int	args_route(struct parser *, struct stmt *);
@@ -122,7 +122,7 @@ static const struct keyword keywords[] = {
 	{ "keepalive",	STMT_KEEPALIVE,	STMT_OP_SET,
 	    args_keepalive,	"SECONDS (1..3600)" },
 	{ "learn",	STMT_LEARN,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "interface",	STMT_INTERFACE,	STMT_OP_SET,
 	    args_interface,	IFACE_USAGE },
 	{ "add-interface",	STMT_INTERFACE,	STMT_OP_SET,
@@ -172,9 +172,9 @@ static const struct keyword keywords[] = {
 	{ "del-vcc",	STMT_VCC,	STMT_OP_DEL,
 	    args_vcc,	DELVCC_USAGE },
 	{ "offload",	STMT_OFFLOAD,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "threads",	STMT_THREADS,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "routing",	STMT_ROUTING,	STMT_OP_SET,
 	    args_routing, "auto [refresh SECONDS] or static" },
 	{ "advertise",	STMT_ADVERTISE,	STMT_OP_SET,
@@ -214,7 +214,7 @@ static const struct word iftype_words[] = {
 	{ "qemu",	STMT_IF_QEMU },
 };
 
-static const struct word learn_words[] = {
+static const struct word yesno_words[] = {
 	{ "yes",	1 },
 	{ "no",		0 },
 };
@@ -876,18 +876,28 @@ args_keepalive(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* Token t, yes or no, as 1 or 0 in *v; anything else is an error. */
 static int
-args_learn(struct parser *p, struct stmt *st)
+yesno_arg(struct parser *p, const struct token *t, int *v)
+{
+	char	 b[SHOW_LEN];
+
+	if (word_value(yesno_words, nitems(yesno_words), t->s, v) == -1)
+		return fail(p, t->col,
+		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	return 0;
+}
+
+/* The statements that are one switch (learn, offload, threads): flag. */
+static int
+args_flag(struct parser *p, struct stmt *st)
 {
 	const struct token	*t;
-	char			 b[SHOW_LEN];
 
 	if ((t = arg(p, 1)) == NULL)
 		return -1;
-	if (word_value(learn_words, nitems(learn_words), t->s,
-	    &st->flag) == -1)
-		return fail(p, t->col,
-		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	if (yesno_arg(p, t, &st->flag) == -1)
+		return -1;
 	return end(p, 2);
 }
 
@@ -943,12 +953,8 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 	case IOPT_PROMISC:
 	case IOPT_UP:
 	case IOPT_PERSIST:
-		if (word_value(learn_words, nitems(learn_words), v->s,
-		    opt == IOPT_UP ? &st->up : opt == IOPT_PERSIST ?
-		    &st->persist : &st->promisc) == -1)
-			return fail(p, v->col, "invalid value '%s' "
-			    "(expected yes or no)", show(b, v->s));
-		return 0;
+		return yesno_arg(p, v, opt == IOPT_UP ? &st->up :
+		    opt == IOPT_PERSIST ? &st->persist : &st->promisc);
 	case IOPT_BUFFER:
 		if (parse_bytes(v->s, &st->buffer) == -1)
 			return fail(p, v->col, "invalid buffer size '%s' "
@@ -1483,10 +1489,8 @@ args_adapt(struct parser *p, struct stmt *st)
 		    "shortcuts, off or on)", show(b, t->s));
 	if ((t = arg(p, 2)) == NULL)
 		return -1;
-	if (word_value(learn_words, nitems(learn_words), t->s,
-	    &st->flag) == -1)
-		return fail(p, t->col,
-		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	if (yesno_arg(p, t, &st->flag) == -1)
+		return -1;
 	for (i = 3; i < p->ntok; i += 2) {
 		t = &p->tok[i];
 		if ((v = arg(p, i + 1)) == NULL)
