@@ -2,7 +2,7 @@
  * Listeners: the sockets peers connect to (`listen HOST:PORT`), each with
  * its allow list, checked before anything is read from the peer.  "*"
  * listens on IPv4 and IPv6, each on its own socket.  A connection a
- * listener takes goes to its owner's accept callback (conn_accept()).
+ * listener takes goes to its owner's accept callback (links_accept()).
  *
  * accept() failing (out of descriptors, most likely) pauses a listening
  * socket for a second instead of spinning on it (listen_accept_pause()).
