@@ -35,7 +35,6 @@
 
 #include "buf.h"
 #include "clock.h"
-#include "daemon.h"
 #include "iface.h"
 #include "log.h"
 #include "wire.h"
@@ -44,12 +43,16 @@
 #define QEMUIF_IN_MAX		(QEMUIF_HDR_LEN + QEMUIF_FRAME_MAX)
 #define QEMUIF_SOCK_MODE	0660
 #define QEMUIF_LOG_MS		10000	/* refusals logged at most this often */
+#define QEMUIF_PAUSE_MS		1000	/* accept paused: out of descriptors */
 
 /* Lives as long as the interface: the socket QEMU connects to. */
 struct qemuif_listener {
 	int		 fd;
 	struct event	*ev;
+	struct event	*resume;	/* ends a pause of ev */
 	struct iface	*ifc;
+	int		 accept_errno;	/* of the last failed accept */
+	uint64_t	 paused_ms;	/* last pause logged */
 	uint64_t	 refused_ms;	/* last refusal logged */
 	uint64_t	 refused;	/* since then, not logged */
 };
@@ -207,7 +210,7 @@ qemuif_open(struct iface *ifc, char *err, size_t errlen)
 
 	if ((fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK |
 	    SOCK_CLOEXEC)) == -1) {
-		e = errno;
+		e = l->accept_errno = errno;
 		snprintf(err, errlen, "no QEMU connected to %s%s%s",
 		    qemuif_path(ifc), e == EAGAIN || e == EWOULDBLOCK ? "" :
 		    ": ", e == EAGAIN || e == EWOULDBLOCK ? "" : strerror(e));
@@ -251,6 +254,43 @@ qemuif_present(struct iface *ifc)
 	return ifc->softc != NULL;
 }
 
+static void
+qemuif_resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct qemuif_listener	*l = arg;
+
+	(void)fd;
+	(void)ev;
+	if (event_add(l->ev, NULL) == -1)
+		log_warnx("interface %s: cannot listen on %s again",
+		    l->ifc->name, qemuif_path(l->ifc));
+}
+
+/*
+ * accept() failed for want of descriptors or memory: the socket stays
+ * readable, so listening on stops for a while instead of spinning on it.
+ * 1 if it paused.
+ */
+static int
+qemuif_pause(struct qemuif_listener *l, int e)
+{
+	struct timeval	 tv = { 0, QEMUIF_PAUSE_MS * 1000 };
+	uint64_t	 now;
+
+	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
+		return 0;
+	now = clock_now_ms();
+	if (l->paused_ms == 0 || now - l->paused_ms >= QEMUIF_LOG_MS) {
+		log_warnx("interface %s: accept on %s: %s; pausing %d ms at "
+		    "a time until it works", l->ifc->name,
+		    qemuif_path(l->ifc), strerror(e), QEMUIF_PAUSE_MS);
+		l->paused_ms = now;
+	}
+	event_del(l->ev);
+	evtimer_add(l->resume, &tv);
+	return 1;
+}
+
 /* A QEMU knocks: while one is connected, the newcomer is turned away. */
 static void
 qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
@@ -261,11 +301,16 @@ qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 
 	(void)ev;
 	if (!l->ifc->up) {
+		l->accept_errno = 0;
 		iface_dev_appeared(l->ifc);
+		if (!l->ifc->up)
+			(void)qemuif_pause(l, l->accept_errno);
 		return;
 	}
-	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+		(void)qemuif_pause(l, errno);
 		return;
+	}
 	close(s);
 	/* Whoever can reach the socket could fill the log: once in a while. */
 	now = clock_now_ms();
@@ -350,10 +395,14 @@ qemuif_attach(struct iface *ifc, char *err, size_t errlen)
 		return -1;
 	}
 	if ((l->ev = event_new(ifc->env->base, l->fd, EV_READ | EV_PERSIST,
-	    qemuif_acceptcb, l)) == NULL || event_add(l->ev, NULL) == -1) {
+	    qemuif_acceptcb, l)) == NULL ||
+	    (l->resume = evtimer_new(ifc->env->base, qemuif_resume_cb,
+	    l)) == NULL || event_add(l->ev, NULL) == -1) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		if (l->ev != NULL)
 			event_free(l->ev);
+		if (l->resume != NULL)
+			event_free(l->resume);
 		close(l->fd);
 		unlink(path);
 		free(l);
@@ -371,6 +420,7 @@ qemuif_detach(struct iface *ifc)
 	if (l == NULL)
 		return;
 	event_free(l->ev);
+	event_free(l->resume);
 	close(l->fd);
 	(void)unlink(qemuif_path(ifc));
 	free(l);

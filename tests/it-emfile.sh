@@ -6,6 +6,7 @@
 # answering vnetctl and accepts again once descriptors are free.
 #
 # Then a listener removed while it is paused: its resume timer goes with it.
+# Last, the same for an interface's QEMU socket (interface NAME qemu PATH).
 # That daemon runs under valgrind (when installed), which sees a timer that
 # outlives its listener touch freed memory inside libevent, where ASan does
 # not look; valgrind's errors make the daemon exit non-zero on SIGTERM.
@@ -127,4 +128,43 @@ vctl v show stats >/dev/null || fail "v does not answer after the pause"
 if [[ -f $TMPD/valgrind.log ]] && [[ -s $TMPD/valgrind.log ]]; then
 	fail "valgrind: $(head -n 30 "$TMPD/valgrind.log")"
 fi
+
+# A QEMU socket out of descriptors: a connection waiting there keeps the
+# socket readable while accept() fails.  The interface pauses its accepts
+# (a spin would burn the whole 3 s in CPU) and takes the VM once
+# descriptors are free again.
+say "a qemu interface out of descriptors"
+node_add q 5
+vnetd_start q "node q
+interface vm qemu $TMPD/vm.sock"
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${D_PID[q]}/stat"; }
+# The limit at the lowest descriptor free: the next one is refused.
+nfd=0
+while [[ -e /proc/${D_PID[q]}/fd/$nfd ]]; do nfd=$((nfd + 1)); done
+prlimit --pid "${D_PID[q]}" --nofile="$nfd:" || fail "prlimit failed"
+t0=$(cpu_ticks)
+ip netns exec "$(ns q)" python3 - "$TMPD/vm.sock" <<'PY' || fail "could not connect to the qemu socket"
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+time.sleep(3)
+PY
+t1=$(cpu_ticks)
+# Descriptors free again before anything can fail: the failure report asks
+# the daemon for its state.
+prlimit --pid "${D_PID[q]}" --nofile=1024: || fail "prlimit failed"
+grep -q "accept on $TMPD/vm.sock: Too many open files; pausing" "${D_LOG[q]}" ||
+	fail "accept on the qemu socket did not pause (or never ran out of descriptors)"
+hz=$(getconf CLK_TCK)
+((t1 - t0 < hz / 2)) ||
+	fail "the daemon used $(((t1 - t0) * 1000 / hz)) ms of CPU in 3 s while out of descriptors: it spins"
+ip netns exec "$(ns q)" python3 - "$TMPD/vm.sock" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+time.sleep(20)
+PY
+EXTRA_PIDS+=("$!")
+vm_up() { [[ $(iface_field q vm state) == up ]]; }
+wait_for 10 vm_up || fail "the qemu interface did not come up once descriptors were free"
 pass
