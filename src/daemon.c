@@ -753,46 +753,10 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 	struct iface	*ifc;
 	char		 rates[160];
 
-	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tcapture_drops" HISTORY_COLUMNS);
+	iface_show_columns(HISTORY_COLUMNS, out);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
-		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu%s\n", ifc->name, ifc->ops->type,
-		    iface_devname(ifc), ifc->up ? "up" : "down",
-		    (unsigned long long)ifc->c.frames_in,
-		    (unsigned long long)ifc->c.bytes_in,
-		    (unsigned long long)ifc->c.frames_out,
-		    (unsigned long long)ifc->c.bytes_out,
-		    (unsigned long long)iface_drops(ifc),
-		    (unsigned long long)iface_capture_drops(ifc),
-		    history_fields(d->history, HISTORY_IFACE, ifc->name,
-		    rates, sizeof(rates)));
-}
-
-static void
-show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
-    const struct fwd_port *port, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 s[24], t[24];
-
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\tstatic\n",
-	    stmt_match_format(src, s), stmt_match_format(dst, t),
-	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
-	    fwd_port_name(port), fwd_port_owner(port) != NULL ? "yes" : "no");
-}
-
-static void
-show_mac_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
-    uint64_t age_ms, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 m[ETHER_ADDR_STRLEN];
-
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\t-\tlearning\t-\n",
-	    ether_format(mac, m),
-	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
-	    fwd_port_name(port), (unsigned long long)(age_ms / 1000));
+		iface_show(ifc, history_fields(d->history, HISTORY_IFACE,
+		    ifc->name, rates, sizeof(rates)), out);
 }
 
 static void
@@ -892,65 +856,6 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	stmt_route_fill(&w->st, src, dst,
 	    (enum stmt_target)fwd_port_kind(port), fwd_port_name(port));
 	w->cb(&w->st, w->arg);
-}
-
-static void
-format_addr(int family, const uint8_t *a, uint16_t port, char *buf,
-    size_t len)
-{
-	char	 s[INET6_ADDRSTRLEN];
-
-	if (inet_ntop(family == 4 ? AF_INET : AF_INET6, a, s, sizeof(s)) ==
-	    NULL)
-		snprintf(s, sizeof(s), "?");
-	snprintf(buf, len, family == 4 ? "%s:%u" : "[%s]:%u", s,
-	    (unsigned int)port);
-}
-
-static void
-show_flow_cb(const struct vcc_flow_info *fi, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 g[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
-	char		 target[24];
-
-	format_addr(fi->family, fi->gaddr, fi->gport, g, sizeof(g));
-	format_addr(fi->family, fi->raddr, fi->rport, r, sizeof(r));
-	if (fi->target == 0)
-		snprintf(target, sizeof(target), "-");
-	else
-		snprintf(target, sizeof(target), "%llu",
-		    (unsigned long long)fi->target);
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu.%03llu\t"
-	    "%lu\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%u/%u\t%s\t"
-	    "%llu\n", fi->iface, g, fi->guest_opened ? "->" : "<-", r,
-	    fi->state, fi->ecn,
-	    (unsigned long long)(fi->srtt_us / 1000),
-	    (unsigned long long)(fi->srtt_us % 1000),
-	    (unsigned long)fi->inflight, target,
-	    (unsigned long long)fi->rwnd, fi->active ? "yes" : "no",
-	    (unsigned long long)fi->ect, (unsigned long long)fi->ce,
-	    (unsigned long long)fi->ece, (unsigned long long)fi->cuts,
-	    (unsigned long long)fi->lowered,
-	    (unsigned int)fi->ws_guest, (unsigned int)fi->ws_remote, fi->cls,
-	    (unsigned long long)(fi->idle_us / 1000000));
-}
-
-static void
-show_vcc_cb(const struct vcc_if_info *ii, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 share[24];
-
-	if (ii->share == 0)
-		snprintf(share, sizeof(share), "-");
-	else
-		snprintf(share, sizeof(share), "%llu",
-		    (unsigned long long)ii->share);
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%zu\t%zu\t%llu\t%llu\n",
-	    ii->iface, ii->ecn_virtual ? "virtual" : "-", share, ii->flows,
-	    ii->active, (unsigned long long)ii->weight,
-	    (unsigned long long)ii->window);
 }
 
 /* The running state up to the routes. */
@@ -1183,17 +1088,14 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		link_show_refused(d, out);
 		break;
 	case STMT_SHOW_ROUTES:
-		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");
-		fwd_route_foreach(d->fwd, show_route_cb, out);
+		fwd_show_routes(d->fwd, out);
 		routing_show_routes(d->routing, out);
 		break;
 	case STMT_SHOW_INTERFACES:
 		show_interfaces(d, out);
 		break;
 	case STMT_SHOW_MACS:
-		show_columns(out, "mac\ttarget\tname\tage\tnode\tsource\t"
-		    "version");
-		fwd_mac_foreach(d->fwd, vnetd_now_ms(), show_mac_cb, out);
+		fwd_show_macs(d->fwd, vnetd_now_ms(), out);
 		routing_show_macs(d->routing, out);
 		break;
 	case STMT_SHOW_STATS:
@@ -1206,15 +1108,10 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	case STMT_SHOW_LINK:
 		break;		/* vnetd_show_link(): it needs the name */
 	case STMT_SHOW_FLOWS:
-		show_columns(out, "interface\tguest\tdir\tremote\tstate\tecn\t"
-		    "srtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\tece\t"
-		    "cuts\tlowered\twscale\tclass\tidle");
-		vcc_flow_foreach(d->vcc, vnetd_now_us(), show_flow_cb, out);
+		vcc_show_flows(d->vcc, vnetd_now_us(), out);
 		break;
 	case STMT_SHOW_VCC:
-		show_columns(out, "interface\tecn\tshare\tflows\tactive\t"
-		    "weight\twindow");
-		vcc_if_foreach(d->vcc, vnetd_now_us(), show_vcc_cb, out);
+		vcc_show_interfaces(d->vcc, vnetd_now_us(), out);
 		break;
 	case STMT_SHOW_NODES:
 	case STMT_SHOW_TOPOLOGY:
