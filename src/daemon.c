@@ -24,18 +24,13 @@
 
 #include "config.h"
 #include "acl.h"
-#include "control.h"
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
 #include "gso.h"
-#include "history.h"
-#include "http.h"
 #include "iface.h"
 #include "link.h"
 #include "log.h"
-#include "reload.h"
-#include "routing.h"
 #include "tls.h"
 #include "vcc.h"
 #include "wire.h"
@@ -100,8 +95,6 @@ vnetd_init(struct vnetd *d)
 	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
 	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (d->fwd = fwd_new(0)) == NULL ||
-	    (d->routing = routing_new(d)) == NULL ||
-	    (d->history = history_new()) == NULL ||
 	    (d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
@@ -113,29 +106,37 @@ vnetd_init(struct vnetd *d)
 	return 0;
 }
 
+int
+vnetd_module_add(struct vnetd *d, const struct vnetd_module *m)
+{
+	if (d->nmodules == VNETD_MODULES_MAX || m->nkinds > VNETD_MODULE_KINDS)
+		return -1;
+	d->modules[d->nmodules++] = *m;
+	return 0;
+}
+
+#define MODULES(d, m) \
+	for ((m) = (d)->modules; (m) < (d)->modules + (d)->nmodules; (m)++)
+
 static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	struct vnetd	*d = arg;
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
 
 	fwd_age(d->fwd, vnetd_now_ms());
 	vcc_expire(d->vcc, vnetd_now_us());
 	link_tick(d, vnetd_now_ms());
-	history_collect(d->history, d);
+	MODULES(d, m)
+		if (m->tick != NULL)
+			m->tick(m->arg);
 }
 
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct vnetd	*d = arg;
-	char		 err[512];
 
-	if (sig == SIGHUP) {
-		log_info("SIGHUP: reloading %s", d->config_file);
-		if (reload_start(d, NULL, NULL, NULL, err, sizeof(err)) == -1)
-			log_warnx("%s", err);
-		return;
-	}
 	log_info("signal %d: shutting down", (int)sig);
 	d->exit_code = 0;
 	event_base_loopbreak(d->base);
@@ -145,7 +146,8 @@ int
 vnetd_start(struct vnetd *d)
 {
 	struct timeval	 tv = { 1, 0 };
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	static const int sigs[] = { SIGTERM, SIGINT };
+	struct vnetd_module *m;
 	size_t		 i;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -157,8 +159,9 @@ vnetd_start(struct vnetd *d)
 		if (d->ev_sig[i] == NULL || event_add(d->ev_sig[i], NULL) == -1)
 			return -1;
 	}
-	if (routing_start(d->routing) == -1)
-		return -1;
+	MODULES(d, m)
+		if (m->start != NULL && m->start(m->arg) == -1)
+			return -1;
 	return 0;
 }
 
@@ -183,13 +186,12 @@ vnetd_free(struct vnetd *d)
 	struct link	*l;
 	struct conn	*c;
 	struct iface	*ifc;
+	struct vnetd_module *m;
 	size_t		 i;
 
-	reload_cancel(d);
-	if (d->control != NULL)
-		control_close(d->control);
-	http_free(d->http);
-	d->http = NULL;
+	MODULES(d, m)
+		if (m->stop != NULL)
+			m->stop(m->arg);
 	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
 		TAILQ_REMOVE(&d->listeners, ls, entry);
 		listener_free(ls);
@@ -207,8 +209,10 @@ vnetd_free(struct vnetd *d)
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);
 	}
-	routing_free(d->routing);
-	history_free(d->history);
+	MODULES(d, m)
+		if (m->free != NULL)
+			m->free(m->arg);
+	d->nmodules = 0;
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
@@ -541,6 +545,23 @@ account_apply(struct vnetd *d, const struct stmt *st, char *err,
 	return 0;
 }
 
+/* A statement of a layer above: the module that takes its kind applies it. */
+static int
+module_apply(struct vnetd *d, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct vnetd_module	*m;
+	size_t			 i;
+
+	MODULES(d, m)
+		for (i = 0; i < m->nkinds; i++)
+			if (m->kinds[i] == st->kind && m->apply != NULL)
+				return m->apply(m->arg, st, err, errlen);
+	snprintf(err, errlen, "%s: not available in this program",
+	    stmt_keyword(st->kind, st->op));
+	return -1;
+}
+
 int
 vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
     size_t errlen)
@@ -619,15 +640,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
-		return routing_apply(d->routing, st, err, errlen);
 	case STMT_HTTP:
-		if (d->http != NULL) {
-			snprintf(err, errlen, "http: given twice");
-			return -1;
-		}
-		if ((d->http = http_new(d, st, err, errlen)) == NULL)
-			return -1;
-		return 0;
+		return module_apply(d, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -748,18 +762,6 @@ show_columns(struct evbuffer *out, const char *cols)
 }
 
 static void
-show_interfaces(struct vnetd *d, struct evbuffer *out)
-{
-	struct iface	*ifc;
-	char		 rates[160];
-
-	iface_show_columns(HISTORY_COLUMNS, out);
-	TAILQ_FOREACH(ifc, &d->ifaces, entry)
-		iface_show(ifc, history_fields(d->history, HISTORY_IFACE,
-		    ifc->name, rates, sizeof(rates)), out);
-}
-
-static void
 show_stats(struct vnetd *d, struct evbuffer *out)
 {
 	struct fwd_stats fs;
@@ -836,9 +838,6 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_ecn_cleared", vs.ecn_cleared);
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
-	routing_show_stats(d->routing, out);
-	if (d->control != NULL)
-		control_show_stats(d->control, out);
 }
 
 struct config_walk {
@@ -858,6 +857,17 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	w->cb(&w->st, w->arg);
 }
 
+static int
+module_link_made(struct vnetd *d, const struct link *l)
+{
+	struct vnetd_module	*m;
+
+	MODULES(d, m)
+		if (m->link_made != NULL && m->link_made(m->arg, l))
+			return 1;
+	return 0;
+}
+
 /* The running state up to the routes. */
 static void
 config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
@@ -869,6 +879,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	struct link		*l;
 	struct sched_optent	*e;
 	struct sched_opts	 o;
+	struct vnetd_module	*m;
 
 #define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
 #define SHOW_PATH(k, p) do {						\
@@ -916,9 +927,9 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	START(STMT_THREADS);
 	st.flag = d->threads;
 	cb(&st, arg);
-	routing_config(d->routing, cb, arg);
-	if (d->http != NULL)
-		cb(http_conf(d->http), arg);
+	MODULES(d, m)
+		if (m->config != NULL)
+			m->config(m->arg, cb, arg);
 	TAILQ_FOREACH(ls, &d->listeners, entry) {
 		START(STMT_LISTEN);
 		st.addr = ls->addr;
@@ -930,7 +941,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
 	TAILQ_FOREACH(l, &d->links, entry) {
-		if (!l->configured || routing_link_auto(d->routing, l))
+		if (!l->configured || module_link_made(d, l))
 			continue;
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
@@ -1043,41 +1054,44 @@ vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
 	return buf;
 }
 
-#define SHOW_CONFIG_COMPARE_MAX	10000
-
-/*
- * After show config, a note (to standard error, not into the
- * configuration) when the running state is not the file's: reload would
- * undo changes made at run time and not saved.
- */
 static void
-show_config_note(struct vnetd *d, struct evbuffer *out)
+append(char *buf, size_t len, const char *s)
 {
-	char	 err[512];
-	size_t	 n;
+	size_t	 n = strlen(buf);
 
-	if (d->config_file[0] == '\0')
-		return;
-	/* Comparing pauses forwarding (0.2 s for 50,000 routes): not unasked. */
-	if (fwd_route_count(d->fwd) > SHOW_CONFIG_COMPARE_MAX) {
-		evbuffer_add_printf(out, "%%message note: not compared with "
-		    "%s (more than %d routes): vnetctl reload -n compares\n",
-		    d->config_file, SHOW_CONFIG_COMPARE_MAX);
-		return;
+	snprintf(buf + n, len - n, "%s", s);
+}
+
+/* show interfaces: the modules' columns (rates) follow the device's own. */
+static void
+show_interfaces(struct vnetd *d, struct evbuffer *out)
+{
+	struct vnetd_module	*m;
+	struct iface		*ifc;
+	char			 cols[256], more[512], buf[256];
+	const char		*p;
+
+	cols[0] = '\0';
+	MODULES(d, m)
+		if (m->columns != NULL &&
+		    (p = m->columns(m->arg, STMT_SHOW_INTERFACES)) != NULL)
+			append(cols, sizeof(cols), p);
+	iface_show_columns(cols, out);
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+		more[0] = '\0';
+		MODULES(d, m)
+			if (m->fields != NULL && (p = m->fields(m->arg,
+			    STMT_SHOW_INTERFACES, ifc->name, buf,
+			    sizeof(buf))) != NULL)
+				append(more, sizeof(more), p);
+		iface_show(ifc, more, out);
 	}
-	if (reload_preview(d, NULL, NULL, &n, err, sizeof(err)) == -1)
-		evbuffer_add_printf(out, "%%message note: %s\n", err);
-	else if (n > 0)
-		evbuffer_add_printf(out, "%%message note: the running state "
-		    "differs from %s: reload would make %zu change%s (vnetctl "
-		    "reload -n lists them; save writes this state there)\n",
-		    d->config_file, n, n == 1 ? "" : "s");
 }
 
 void
 vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 {
-	struct stmt	 st;
+	struct vnetd_module	*m;
 
 	switch (what) {
 	case STMT_SHOW_LINKS:
@@ -1089,21 +1103,18 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		break;
 	case STMT_SHOW_ROUTES:
 		fwd_show_routes(d->fwd, out);
-		routing_show_routes(d->routing, out);
 		break;
 	case STMT_SHOW_INTERFACES:
 		show_interfaces(d, out);
 		break;
 	case STMT_SHOW_MACS:
 		fwd_show_macs(d->fwd, vnetd_now_ms(), out);
-		routing_show_macs(d->routing, out);
 		break;
 	case STMT_SHOW_STATS:
 		show_stats(d, out);
 		break;
 	case STMT_SHOW_CONFIG:
 		vnetd_config(d, print_stmt, out);
-		show_config_note(d, out);
 		break;
 	case STMT_SHOW_LINK:
 		break;		/* vnetd_show_link(): it needs the name */
@@ -1119,11 +1130,9 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
 	case STMT_SHOW_ADAPT:
-		memset(&st, 0, sizeof(st));
-		st.kind = STMT_SHOW;
-		st.show = what;
-		st.num = STMT_THRESHOLD_DEFAULT;
-		routing_show(d->routing, &st, out);
-		break;
+		break;		/* the control plane's alone */
 	}
+	MODULES(d, m)
+		if (m->show != NULL)
+			m->show(m->arg, what, out);
 }
