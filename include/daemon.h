@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iface.h"
 #include "link.h"
 #include "sched.h"
 #include "stmt.h"
@@ -30,17 +31,10 @@ struct routing;
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
 
+/* The data path's counters are the switch's (struct sw_stats). */
 struct vnetd_stats {
-	uint64_t	frames_in;	/* frames that entered forwarding */
-	uint64_t	frames_out;	/* copies handed to links and interfaces */
-	uint64_t	hop_limit;	/* copies not sent: hop limit reached */
-	uint64_t	duplicates;	/* frames dropped: seen before (cycles) */
 	uint64_t	bad_messages;	/* links closed for malformed input */
 	uint64_t	refused;	/* handshakes refused */
-	uint64_t	gso_cut;	/* offload frames cut for a peer or device */
-	uint64_t	gso_segments;	/* the frames they were cut into */
-	uint64_t	gso_bad;	/* offload frames that could not be cut */
-	uint64_t	offload_bad;	/* frames dropped: bad offload header */
 	uint64_t	tls_refused;	/* peer certificates we refused */
 	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
 	uint64_t	not_allowed;	/* connections not on a listener's allow list */
@@ -63,7 +57,6 @@ struct listener {
 TAILQ_HEAD(listener_list, listener);
 TAILQ_HEAD(link_list, link);
 TAILQ_HEAD(conn_list, conn);
-TAILQ_HEAD(iface_list, iface);
 
 /*
  * The layers above the daemon (the control plane, the status server, the
@@ -107,7 +100,8 @@ struct vnetd_module {
 struct vnetd {
 	struct event_base	*base;
 	struct evdns_base	*dns;
-	struct fwd		*fwd;
+	struct sw		*sw;		/* the frame path */
+	struct fwd		*fwd;		/* the switch's (sw_fwd()) */
 	struct control		*control;
 
 	char			 node[STMT_NAME_MAX + 1];
@@ -115,24 +109,16 @@ struct vnetd {
 	char			 control_path[STMT_PATH_MAX + 1];
 	unsigned int		 keepalive;	/* seconds */
 
-	uint32_t		 origin;	/* random per start: frame ids */
-	uint32_t		 seq;
-
 	struct listener_list	 listeners;
 	struct link_list	 links;
 	struct conn_list	 pending;	/* accepted, before their hello */
 	struct conn_list	 closing;	/* flushing a BYE */
 	struct iface_list	 ifaces;
+	struct iface_env	 ifenv;		/* what interfaces are given */
 
 	struct event		*ev_tick;
 	struct event		*ev_sig[2];
 	int			 exit_code;
-
-	uint8_t			*rxbuf;		/* one frame, read scratch */
-	uint8_t			*segbuf;	/* one segment being cut */
-	int			 offload;	/* TAP segmentation offload */
-	int			 threads;	/* TAP I/O threads (iothread.h) */
-	size_t			 rxbuf_len;
 
 	struct vnetd_stats	 stats;
 	struct link_refusals	 refused;	/* the peers refused lately */
@@ -159,14 +145,12 @@ struct vnetd {
 	size_t			 npending;	/* on the pending list */
 	uint64_t		 pending_full_logged;	/* ms */
 	uint64_t		 pending_addr_logged;	/* ms */
-	uint64_t		 offload_bad_logged;	/* ms */
 
-	struct vcc		*vcc;		/* flow tracking, translation */
+	struct vcc		*vcc;		/* the switch's (sw_vcc()) */
 	/* Made by whoever adds the modules above (vnetd.c), else NULL. */
 	struct routing		*routing;	/* the control plane */
 	struct http		*http;		/* the status server, or NULL */
 	struct history		*history;	/* 1 s samples, for rates */
-	uint8_t			*txbuf;		/* a frame rewritten for a guest */
 
 	struct vnetd_module	 modules[VNETD_MODULES_MAX];
 	size_t			 nmodules;
@@ -197,27 +181,6 @@ void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
 /* `show link NAME`, the same way; -1 with err if there is no such link. */
 int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
 	    char *err, size_t errlen);
-
-/*
- * The data path: one frame entered the daemon at port in (with the hop
- * limit and identity it carries); send it where forwarding says.
- */
-void	 vnetd_forward(struct vnetd *, struct fwd_port *in, const uint8_t *vh,
-	    const uint8_t *eth, size_t len, uint8_t hops, uint32_t origin,
-	    uint32_t seq);
-
-/*
- * Offload frames (see gso.h): vh is the frame's 12-byte virtio-net header,
- * or NULL for a frame that needs nothing done.  vnetd_vh() gives NULL for
- * a header that asks for nothing, so that the data path can skip it.
- * vnetd_cut() hands the frames a plain device or peer can take to cb:
- * the frame itself, or its segments; 0, or -1 (counted) if it cannot.
- */
-const uint8_t *vnetd_vh(const uint8_t *vh);
-/* 1 if the frame's TCP checksum is left for the device to finish. */
-int	 vnetd_partial(const uint8_t *vh);
-int	 vnetd_cut(struct vnetd *, const uint8_t *vh, const uint8_t *eth,
-	    size_t len, void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 uint64_t vnetd_now_ms(void);
 

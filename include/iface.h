@@ -1,6 +1,7 @@
 /*
- * Local interfaces: where guests' frames enter and leave the daemon.  The
- * generic part (naming, forwarding port, counters, event) is here; the
+ * Local interfaces: where guests' frames enter and leave the daemon.  Each
+ * is a port of the switch (sw.h).  The generic part (naming, the port,
+ * counters, event) is here; the
  * device itself sits behind iface_ops: TAP (tap.c), or a capture on an
  * existing device, through a packet socket (afpacket.c) or, where there is
  * none, libpcap (pcapif.c).
@@ -13,7 +14,7 @@
  *
  * With `threads yes` a TAP device is read and written by two threads of its
  * own (iothread.h); the frames still enter and leave through iface_input()
- * and iface_send(), in the main thread.
+ * and the port's transmit, in the main thread.
  */
 #ifndef VNET_IFACE_H
 #define VNET_IFACE_H
@@ -23,12 +24,22 @@
 #include <stdint.h>
 
 #include "stmt.h"
+#include "sw.h"
 
-struct vnetd;
 struct event;
-struct fwd_port;
+struct event_base;
 struct iface;
 struct iothread;
+
+TAILQ_HEAD(iface_list, iface);
+
+/* What every interface is given by the daemon that makes it. */
+struct iface_env {
+	struct event_base	*base;
+	struct sw		*sw;
+	int			 offload;	/* TAP segmentation offload */
+	int			 threads;	/* TAP I/O threads (iothread.h) */
+};
 
 struct iface_ops {
 	const char	*type;
@@ -91,7 +102,7 @@ struct iface_counters {
 
 struct iface {
 	TAILQ_ENTRY(iface)	 entry;
-	struct vnetd		*d;
+	struct iface_env	*env;
 	const struct iface_ops	*ops;
 	char			 name[STMT_NAME_MAX + 1];
 	char			 dev[STMT_DEV_MAX + 1];	/* as configured ("" = name) */
@@ -99,7 +110,7 @@ struct iface {
 	int			 fd;
 	int			 up;
 	struct event		*ev;
-	struct fwd_port		*port;
+	struct port		 port;		/* its side of the switch */
 	struct iface_counters	 c;
 	struct stmt		 conf;		/* the statement it was made from */
 	void			*softc;		/* the backend's state */
@@ -111,12 +122,12 @@ struct iface {
 	void			*backend;	/* attach()'s state */
 };
 
-struct iface	*iface_find(struct vnetd *, const char *name);
-int		 iface_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
-int		 iface_del(struct vnetd *, const char *name, char *err, size_t errlen);
+struct iface	*iface_find(const struct iface_list *, const char *name);
+int		 iface_add(struct iface_list *, struct iface_env *,
+		    const struct stmt *, char *err, size_t errlen);
+int		 iface_del(struct iface_list *, const char *name, char *err,
+		    size_t errlen);
 void		 iface_free(struct iface *);
-void		 iface_send(struct iface *, const uint8_t *vh, const uint8_t *eth,
-		    size_t len);
 const char	*iface_devname(const struct iface *);
 /* A frame read from the device: counts it and forwards it. */
 void		 iface_input(struct iface *, const uint8_t *vh, const uint8_t *eth,

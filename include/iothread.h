@@ -7,7 +7,7 @@
  * Everything else stays in the main thread: the threads touch only the
  * device's descriptor and two rings (ring.h), without locks:
  *
- *   reader thread --rx ring--> main thread: iface_input() per frame
+ *   reader thread --rx ring--> main thread: the owner's input() per frame
  *   main thread   --tx ring--> writer thread: write(2) per frame
  *
  * Each record is a frame behind its 12-byte virtio-net header, as the
@@ -32,14 +32,23 @@
 
 #include "ring.h"
 
-struct iface;
 struct event;
+struct event_base;
 
 #define IOTHREAD_RING		(4 * 1024 * 1024)	/* bytes, per direction */
 #define IOTHREAD_BATCH		64	/* frames handled per main wake-up */
 
+/* What the main thread does with what the threads read, for the owner. */
+struct iothread_cb {
+	/* A frame behind its virtio-net header, n bytes in all. */
+	void	(*input)(void *arg, const uint8_t *buf, size_t n);
+	/* The reader stopped on errno e: the owner must stop the threads. */
+	void	(*failed)(void *arg, int e);
+	void	*arg;
+};
+
 struct iothread {
-	struct iface		*ifc;
+	struct iothread_cb	 cb;
 	int			 fd;		/* the device */
 	size_t			 frame_max;	/* header and frame */
 	struct ring		 rx, tx;
@@ -55,11 +64,13 @@ struct iothread {
 };
 
 /*
- * Starts the threads on the interface's open device.  Returns NULL (err
- * set) if that fails; the caller then reads and writes it itself.
+ * Starts the threads on an open device, whose records are at most
+ * frame_max bytes (header and frame); the main thread's side runs in base.
+ * Returns NULL (err set) if that fails; the caller then reads and writes
+ * the device itself.
  */
-struct iothread	*iothread_start(struct iface *, int fd, char *err,
-		    size_t errlen);
+struct iothread	*iothread_start(struct event_base *, int fd, size_t frame_max,
+		    const struct iothread_cb *, char *err, size_t errlen);
 /* Stops and joins the threads; frames still in the rings are lost. */
 void		 iothread_stop(struct iothread *);
 /* Hands a frame to the writer: 0, or -1 when the ring is full (a drop). */

@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "sched.h"
+#include "sw.h"
 #include "stmt.h"
 #include "wire.h"
 
@@ -176,7 +177,7 @@ struct link {
 	struct event		*ev_retry;
 	unsigned int		 backoff_ms;
 	size_t			 queue_max;
-	struct fwd_port		*port;
+	struct port		 port;		/* its side of the switch */
 	struct link_counters	 c;
 	struct sched		 sched;		/* the frames waiting to go */
 	struct event		*ev_pace;	/* the shaper's wake-up */
@@ -197,12 +198,6 @@ struct link	*link_find(struct vnetd *, const char *name);
 int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
 int		 link_del(struct vnetd *, const char *name, char *err, size_t errlen);
 void		 link_free(struct link *);
-/*
- * Queues one frame (counts a tail drop if the queue is full) and sends what
- * the scheduler lets go.
- */
-void		 link_send(struct link *, const uint8_t *vh, const uint8_t *eth,
-		    size_t len, uint8_t hops, uint32_t origin, uint32_t seq);
 const char	*link_state_name(enum link_state);
 /*
  * `set-link NAME OPTIONS`: the options given replace those remembered for

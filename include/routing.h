@@ -74,9 +74,6 @@ void		 routing_link_down(struct routing *, struct link *);
 /* -1 (with *why) when the record is malformed: the link must close. */
 int		 routing_input(struct routing *, struct link *,
 		    const uint8_t *p, size_t n, const char **why);
-/* From interfaces: a guest's frame, before it is forwarded. */
-void		 routing_local_frame(struct routing *, struct iface *,
-		    const uint8_t *eth, size_t len);
 
 /* show: its own tables, each with its %columns line. */
 void		 routing_show(struct routing *, const struct stmt *,

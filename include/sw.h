@@ -27,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct evbuffer;
 struct fwd;
 struct fwd_port;
 struct port;
@@ -57,8 +56,6 @@ struct port_ops {
 	void		 (*transmit)(struct port *, const struct sw_frame *f);
 	unsigned int	 (*features)(const struct port *);
 	const char	*(*name)(const struct port *);
-	/* One line about the port for `show ports`, no newline. */
-	void		 (*show)(const struct port *, struct evbuffer *);
 };
 
 struct port {
@@ -97,13 +94,19 @@ uint32_t	 sw_origin(const struct sw *);
 const struct sw_stats *sw_stats(const struct sw *);
 
 /*
- * Makes p a port of the switch under its kind and name (a name the
- * forwarding rules may already use): 0, or -1 with err.
+ * Makes p a port of the switch under its name (a name the forwarding rules
+ * may already use): 0, or -1 with err.  It carries frames between
+ * sw_port_up() and sw_port_down() (a device or connection is there).
  */
 int		 sw_port_add(struct sw *, struct port *p,
 		    const struct port_ops *, void *owner, const char *name,
 		    char *err, size_t errlen);
+void		 sw_port_up(struct port *);
+void		 sw_port_down(struct port *);
 void		 sw_port_del(struct sw *, struct port *);
+
+/* Ages learned MACs and idle flows; about once a second. */
+void		 sw_tick(struct sw *);
 
 /* The data path: one frame entered by port in. */
 void		 sw_input(struct sw *, struct port *in, const struct sw_frame *);
@@ -117,8 +120,5 @@ uint8_t		*sw_rxbuf(struct sw *, size_t *len);
 
 /* vh as sw_frame wants it: NULL for a header that asks for nothing. */
 const uint8_t	*sw_vh(const uint8_t *vh);
-
-/* `show stats`' data path lines. */
-void		 sw_show_stats(const struct sw *, struct evbuffer *);
 
 #endif

@@ -41,7 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "clock.h"
 #include "gso.h"
 #include "iface.h"
 #include "inject.h"
@@ -227,13 +227,14 @@ afpacket_frame(struct iface *ifc, const struct tpacket3_hdr *h,
     const uint8_t *pkt, size_t room)
 {
 	struct afpacket		*ap = ifc->softc;
-	struct vnetd		*d = ifc->d;
 	struct sockaddr_ll	 sll;
 	struct gso_hdr		 g;
 	uint8_t			 vh[GSO_VNET_HDR_LEN];
 	const uint8_t		*eth;
 	size_t			 len = h->tp_snaplen;
 	uint16_t		 tpid;
+	uint8_t			*buf;
+	size_t			 buflen;
 
 	if (room < TPACKET_ALIGN(sizeof(*h)) + sizeof(sll))
 		return;
@@ -264,20 +265,22 @@ afpacket_frame(struct iface *ifc, const struct tpacket3_hdr *h,
 		return;
 	}
 	if (h->tp_status & TP_STATUS_VLAN_VALID) {
-		if (len + AFPACKET_VLAN_LEN > d->rxbuf_len) {
+		/* The tag goes back in, in the switch's buffer. */
+		buf = sw_rxbuf(ifc->env->sw, &buflen);
+		if (len + AFPACKET_VLAN_LEN > buflen) {
 			ifc->c.drops++;
 			return;
 		}
 		tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) &&
 		    h->hv1.tp_vlan_tpid != 0 ? h->hv1.tp_vlan_tpid :
 		    ETH_P_8021Q;
-		memcpy(d->rxbuf, eth, 2 * ETHER_ADDR_LEN);
-		d->rxbuf[12] = (uint8_t)(tpid >> 8);
-		d->rxbuf[13] = (uint8_t)tpid;
-		d->rxbuf[14] = (uint8_t)(h->hv1.tp_vlan_tci >> 8);
-		d->rxbuf[15] = (uint8_t)h->hv1.tp_vlan_tci;
-		memcpy(d->rxbuf + 16, eth + 12, len - 12);
-		eth = d->rxbuf;
+		memcpy(buf, eth, 2 * ETHER_ADDR_LEN);
+		buf[12] = (uint8_t)(tpid >> 8);
+		buf[13] = (uint8_t)tpid;
+		buf[14] = (uint8_t)(h->hv1.tp_vlan_tci >> 8);
+		buf[15] = (uint8_t)h->hv1.tp_vlan_tci;
+		memcpy(buf + 16, eth + 12, len - 12);
+		eth = buf;
 		len += AFPACKET_VLAN_LEN;
 		gso_hdr_decode(vh, &g);
 		if (g.flags & GSO_F_NEEDS_CSUM)
@@ -286,7 +289,7 @@ afpacket_frame(struct iface *ifc, const struct tpacket3_hdr *h,
 			g.hdr_len += AFPACKET_VLAN_LEN;
 		gso_hdr_encode(vh, &g);
 	}
-	iface_input(ifc, vnetd_vh(vh), eth, len);
+	iface_input(ifc, sw_vh(vh), eth, len);
 }
 
 /* The frames of one block that the kernel handed over. */
@@ -323,7 +326,7 @@ afpacket_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 	socklen_t			 sl = sizeof(int);
 	int				 n = 0, e = 0;
 
-	ap->now_ms = vnetd_now_ms();
+	ap->now_ms = clock_now_ms();
 	while (n < max) {
 		bd = (struct tpacket_block_desc *)(ap->ring +
 		    (size_t)ap->cur * AFPACKET_BLOCK);
@@ -374,7 +377,7 @@ afpacket_write_vh(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 	} while (n == -1 && errno == EINTR);
 	if (n != (ssize_t)(sizeof(h) + len))
 		return -1;
-	inject_remember(&ap->injected, eth, len, vnetd_now_ms());
+	inject_remember(&ap->injected, eth, len, clock_now_ms());
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "acl.h"
+#include "clock.h"
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
@@ -31,6 +32,7 @@
 #include "iface.h"
 #include "link.h"
 #include "log.h"
+#include "sw.h"
 #include "tls.h"
 #include "vcc.h"
 #include "wire.h"
@@ -38,19 +40,13 @@
 uint64_t
 vnetd_now_ms(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_now_ms();
 }
 
 uint64_t
 vnetd_now_us(void)
 {
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return clock_now_us();
 }
 
 /* The host name, cut to what a node name may hold. */
@@ -76,6 +72,8 @@ vnetd_default_node(char *buf, size_t len)
 int
 vnetd_init(struct vnetd *d)
 {
+	char	 err[128];
+
 	memset(d, 0, sizeof(*d));
 	TAILQ_INIT(&d->listeners);
 	TAILQ_INIT(&d->links);
@@ -86,16 +84,13 @@ vnetd_init(struct vnetd *d)
 	vnetd_default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
-	d->origin = arc4random();
-	d->rxbuf_len = WIRE_PAYLOAD_MAX;
-	d->offload = 1;
-	if ((d->rxbuf = malloc(d->rxbuf_len)) == NULL ||
-	    (d->txbuf = malloc(d->rxbuf_len)) == NULL ||
-	    (d->vcc = vcc_new(VCC_FLOWS_DEFAULT,
-	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
-	    (d->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
-	    (d->fwd = fwd_new(0)) == NULL ||
-	    (d->base = event_base_new()) == NULL)
+	d->ifenv.offload = 1;
+	if ((d->sw = sw_new(clock_now_us, err, sizeof(err))) == NULL)
+		return -1;
+	d->fwd = sw_fwd(d->sw);
+	d->vcc = sw_vcc(d->sw);
+	d->ifenv.sw = d->sw;
+	if ((d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
 	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
@@ -103,6 +98,7 @@ vnetd_init(struct vnetd *d)
 		d->dns = evdns_base_new(d->base, 0);
 	if (d->dns == NULL)
 		return -1;
+	d->ifenv.base = d->base;
 	return 0;
 }
 
@@ -124,8 +120,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 	struct vnetd		*d = arg;
 	struct vnetd_module	*m;
 
-	fwd_age(d->fwd, vnetd_now_ms());
-	vcc_expire(d->vcc, vnetd_now_us());
+	sw_tick(d->sw);
 	link_tick(d, vnetd_now_ms());
 	MODULES(d, m)
 		if (m->tick != NULL)
@@ -222,15 +217,12 @@ vnetd_free(struct vnetd *d)
 		evdns_base_free(d->dns, 0);
 	if (d->base != NULL)
 		event_base_free(d->base);
-	if (d->fwd != NULL)
-		fwd_free(d->fwd);
+	sw_free(d->sw);
+	d->fwd = NULL;
+	d->vcc = NULL;
 	sched_optlist_clear(&d->linkopts);
 	if (d->tls != NULL)
 		SSL_CTX_free(d->tls);
-	free(d->rxbuf);
-	free(d->txbuf);
-	vcc_free(d->vcc);
-	free(d->segbuf);
 }
 
 SSL_CTX *
@@ -463,7 +455,7 @@ route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (st->target == TARGET_INTERFACE && iface_find(d, st->name) == NULL) {
+	if (st->target == TARGET_INTERFACE && iface_find(&d->ifaces, st->name) == NULL) {
 		snprintf(err, errlen, "route: no interface %s", st->name);
 		return -1;
 	}
@@ -599,15 +591,15 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		fwd_set_learn(d->fwd, st->flag);
 		return 0;
 	case STMT_OFFLOAD:
-		d->offload = st->flag;
+		d->ifenv.offload = st->flag;
 		return 0;
 	case STMT_THREADS:
-		d->threads = st->flag;
+		d->ifenv.threads = st->flag;
 		return 0;
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
-			return iface_del(d, st->name, err, errlen);
-		return iface_add(d, st, err, errlen);
+			return iface_del(&d->ifaces, st->name, err, errlen);
+		return iface_add(&d->ifaces, &d->ifenv, st, err, errlen);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
 			return link_del(d, st->name, err, errlen);
@@ -647,112 +639,6 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	return -1;
 }
 
-const uint8_t *
-vnetd_vh(const uint8_t *vh)
-{
-	struct gso_hdr	 h;
-
-	if (vh == NULL)
-		return NULL;
-	gso_hdr_decode(vh, &h);
-	return gso_is_plain(&h) ? NULL : vh;
-}
-
-int
-vnetd_partial(const uint8_t *vh)
-{
-	struct gso_hdr	 h;
-
-	if (vh == NULL)
-		return 0;
-	gso_hdr_decode(vh, &h);
-	return (h.flags & GSO_F_NEEDS_CSUM) != 0;
-}
-
-int
-vnetd_cut(struct vnetd *d, const uint8_t *vh, const uint8_t *eth, size_t len,
-    void (*cb)(const uint8_t *, size_t, void *), void *arg)
-{
-	struct gso_hdr	 h;
-	int		 n;
-
-	if (vh == NULL) {
-		cb(eth, len, arg);
-		return 0;
-	}
-	gso_hdr_decode(vh, &h);
-	if ((n = gso_segment(&h, eth, len, d->segbuf, WIRE_FRAME_MAX, cb,
-	    arg)) == -1) {
-		d->stats.gso_bad++;
-		return -1;
-	}
-	d->stats.gso_cut++;
-	d->stats.gso_segments += (uint64_t)n;
-	return 0;
-}
-
-void
-vnetd_forward(struct vnetd *d, struct fwd_port *in, const uint8_t *vh,
-    const uint8_t *eth, size_t len, uint8_t hops, uint32_t origin,
-    uint32_t seq)
-{
-	struct fwd_port	**out;
-	enum fwd_how	  how;
-	size_t		  n, i;
-	int		  from_link = fwd_port_kind(in) == FWD_LINK;
-	uint8_t		  out_hops = from_link ? (uint8_t)(hops - 1) : hops;
-	struct gso_hdr	  gh;
-	const char	 *why;
-
-	/*
-	 * An offload header from a guest or a peer is checked before anything
-	 * acts on it: cut for a port that cannot take it, or handed to a TAP
-	 * whose kernel cuts it, a bad one would multiply (gso_check()).
-	 */
-	if (vh != NULL) {
-		gso_hdr_decode(vh, &gh);
-		if (gso_check(&gh, eth, len, &why) == -1) {
-			uint64_t now = vnetd_now_ms();
-
-			d->stats.offload_bad++;
-			/* At most once a second, or the log is the flood. */
-			if (now - d->offload_bad_logged >= 1000) {
-				d->offload_bad_logged = now;
-				log_warnx("%s %s: offload frame dropped: %s",
-				    from_link ? "link" : "interface",
-				    fwd_port_name(in), why);
-			}
-			return;
-		}
-	}
-	if (from_link) {
-		/* A frame back at its origin, or a second copy, went round. */
-		if (origin == d->origin) {
-			d->stats.duplicates++;
-			return;
-		}
-		if (fwd_seen(d->fwd, origin, seq, eth, len))
-			return;
-	}
-	d->stats.frames_in++;
-	n = fwd_decide(d->fwd, eth, eth + ETHER_ADDR_LEN, in, vnetd_now_ms(),
-	    &out, &how);
-	for (i = 0; i < n; i++) {
-		void *owner = fwd_port_owner(out[i]);
-
-		if (fwd_port_kind(out[i]) == FWD_IFACE) {
-			iface_send(owner, vh, eth, len);
-		} else {
-			if (hops == 0 || out_hops == 0) {
-				d->stats.hop_limit++;
-				continue;
-			}
-			link_send(owner, vh, eth, len, out_hops, origin, seq);
-		}
-		d->stats.frames_out++;
-	}
-}
-
 /* show */
 
 static void
@@ -764,6 +650,7 @@ show_columns(struct evbuffer *out, const char *cols)
 static void
 show_stats(struct vnetd *d, struct evbuffer *out)
 {
+	const struct sw_stats *ss = sw_stats(d->sw);
 	struct fwd_stats fs;
 	struct vcc_stats vs;
 	struct link	*l;
@@ -782,21 +669,21 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	}
 	show_columns(out, "name\tvalue");
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
-	ROW("frames_in", d->stats.frames_in);
-	ROW("frames_out", d->stats.frames_out);
+	ROW("frames_in", ss->frames_in);
+	ROW("frames_out", ss->frames_out);
 	ROW("rule_hits", fs.rule_hits);
 	ROW("learned_hits", fs.learned_hits);
 	ROW("floods", fs.floods);
 	ROW("no_route", fs.no_route);
-	ROW("duplicates", d->stats.duplicates + fs.duplicates);
+	ROW("duplicates", ss->duplicates + fs.duplicates);
 	ROW("seen_conflicts", fs.seen_conflicts);
-	ROW("hop_limit", d->stats.hop_limit);
+	ROW("hop_limit", ss->hop_limit);
 	ROW("bad_messages", d->stats.bad_messages);
 	ROW("refused", d->stats.refused);
-	ROW("gso_cut", d->stats.gso_cut);
-	ROW("gso_segments", d->stats.gso_segments);
-	ROW("gso_bad", d->stats.gso_bad);
-	ROW("offload_bad", d->stats.offload_bad);
+	ROW("gso_cut", ss->gso_cut);
+	ROW("gso_segments", ss->gso_segments);
+	ROW("gso_bad", ss->gso_bad);
+	ROW("offload_bad", ss->offload_bad);
 	ROW("tls_refused", d->stats.tls_refused);
 	ROW("tls_failed", d->stats.tls_failed);
 	ROW("not_allowed", d->stats.not_allowed);
@@ -922,10 +809,10 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	st.flag = fwd_get_learn(d->fwd);
 	cb(&st, arg);
 	START(STMT_OFFLOAD);
-	st.flag = d->offload;
+	st.flag = d->ifenv.offload;
 	cb(&st, arg);
 	START(STMT_THREADS);
-	st.flag = d->threads;
+	st.flag = d->ifenv.threads;
 	cb(&st, arg);
 	MODULES(d, m)
 		if (m->config != NULL)

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "out.h"
 #include "routing.h"
+#include "sw.h"
 
 /*
  * Every connection, held (a reference on its bufferevent) until its
@@ -416,11 +417,11 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	evbuffer_add_printf(b, "vnet_frames_total{node=\"");
 	metric_label(b, node);
 	evbuffer_add_printf(b, "\",dir=\"in\"} %llu\n",
-	    (unsigned long long)d->stats.frames_in);
+	    (unsigned long long)sw_stats(d->sw)->frames_in);
 	evbuffer_add_printf(b, "vnet_frames_total{node=\"");
 	metric_label(b, node);
 	evbuffer_add_printf(b, "\",dir=\"out\"} %llu\n",
-	    (unsigned long long)d->stats.frames_out);
+	    (unsigned long long)sw_stats(d->sw)->frames_out);
 }
 
 /* One row, as a show table would give it, so that it renders the same. */

@@ -12,21 +12,20 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "daemon.h"
+#include "clock.h"
 #include "ether.h"
-#include "fwd.h"
 #include "gso.h"
 #include "iface.h"
-#include "routing.h"
 #include "iothread.h"
 #include "log.h"
-#include "vcc.h"
 #include "wire.h"
 
 /* Frames read per wake-up before the loop serves others. */
 #define IFACE_READ_BATCH	64
 /* Capture drops after this long without any are logged again. */
 #define IFACE_DROPS_QUIET_MS	10000
+
+static const struct port_ops iface_port_ops;
 
 int
 iface_dev_up(const char *dev, char *err, size_t errlen)
@@ -70,7 +69,7 @@ iface_capture_drops(struct iface *ifc)
 		return ifc->c.capture_drops;
 	if ((n = ifc->ops->capture_drops(ifc)) == 0)
 		return ifc->c.capture_drops;
-	now = vnetd_now_ms();
+	now = clock_now_ms();
 	ifc->c.capture_drops += n;
 	if (ifc->drops_seen_ms == 0 ||
 	    now - ifc->drops_seen_ms >= IFACE_DROPS_QUIET_MS)
@@ -92,11 +91,11 @@ iface_devname(const struct iface *ifc)
 }
 
 struct iface *
-iface_find(struct vnetd *d, const char *name)
+iface_find(const struct iface_list *list, const char *name)
 {
 	struct iface	*ifc;
 
-	TAILQ_FOREACH(ifc, &d->ifaces, entry)
+	TAILQ_FOREACH(ifc, list, entry)
 		if (strcmp(ifc->name, name) == 0)
 			return ifc;
 	return NULL;
@@ -106,36 +105,20 @@ void
 iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
     size_t len)
 {
-	struct vnetd	*d = ifc->d;
-	uintptr_t	 at = (uintptr_t)eth, rx = (uintptr_t)d->rxbuf;
-	uint8_t		*out;
+	struct sw_frame	 f = { vh, eth, len, 0, 0, 0 };
 
 	if (len < ETHER_HDR_LEN)
 		return;
 	ifc->c.frames_in++;
 	ifc->c.bytes_in += (uint64_t)len;
-	/*
-	 * What the guest sends is translated before forwarding, in place
-	 * when the frame is in rxbuf already (a TAP's, behind its offload
-	 * header), else into rxbuf.  An offload frame's TCP checksum is the
-	 * device's to finish: the translation leaves it alone.
-	 */
-	out = at >= rx && at < rx + d->rxbuf_len ? d->rxbuf + (at - rx) :
-	    d->rxbuf;
-	if (len <= d->rxbuf_len - (size_t)(out - d->rxbuf) &&
-	    vcc_frame(d->vcc, ifc->name, VCC_FROM_GUEST, eth, len, out,
-	    vnetd_partial(vh), vnetd_now_us()) == VCC_REWRITTEN)
-		eth = out;
-	routing_local_frame(d->routing, ifc, eth, len);
-	vnetd_forward(d, ifc->port, vh, eth, len, WIRE_HOPS_DEFAULT,
-	    d->origin, d->seq++);
+	sw_input(ifc->env->sw, &ifc->port, &f);
 }
 
 void
 iface_input_vnet(struct iface *ifc, const uint8_t *buf, size_t n)
 {
 	if (n >= GSO_VNET_HDR_LEN)
-		iface_input(ifc, vnetd_vh(buf), buf + GSO_VNET_HDR_LEN,
+		iface_input(ifc, sw_vh(buf), buf + GSO_VNET_HDR_LEN,
 		    n - GSO_VNET_HDR_LEN);
 }
 
@@ -153,8 +136,7 @@ iface_close_dev(struct iface *ifc)
 		event_free(ifc->ev);
 		ifc->ev = NULL;
 	}
-	if (ifc->port != NULL)
-		fwd_port_detach(ifc->port);
+	sw_port_down(&ifc->port);
 	ifc->ops->close(ifc);
 	ifc->up = 0;
 }
@@ -196,8 +178,9 @@ static void
 iface_readcb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
-	struct vnetd	*d = ifc->d;
 	char		 err[256], why[STMT_PATH_MAX + 320];
+	uint8_t		*buf;
+	size_t		 buflen;
 	ssize_t		 n;
 	int		 i;
 
@@ -212,8 +195,10 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 		}
 		return;
 	}
+	/* Read into the switch's buffer, where vCC may rewrite in place. */
+	buf = sw_rxbuf(ifc->env->sw, &buflen);
 	for (i = 0; i < IFACE_READ_BATCH; i++) {
-		n = ifc->ops->read(ifc, d->rxbuf, d->rxbuf_len);
+		n = ifc->ops->read(ifc, buf, buflen);
 		if (n == 0)
 			return;
 		if (n < 0) {
@@ -225,18 +210,34 @@ iface_readcb(evutil_socket_t fd, short ev, void *arg)
 			return;
 		}
 		if (!ifc->ops->vnet_hdr)
-			iface_input(ifc, NULL, d->rxbuf, (size_t)n);
+			iface_input(ifc, NULL, buf, (size_t)n);
 		else
-			iface_input_vnet(ifc, d->rxbuf, (size_t)n);
+			iface_input_vnet(ifc, buf, (size_t)n);
 	}
+}
+
+static void
+iface_io_input(void *arg, const uint8_t *buf, size_t n)
+{
+	iface_input_vnet(arg, buf, n);
+}
+
+static void
+iface_io_failed(void *arg, int e)
+{
+	iface_read_failed(arg, e);
 }
 
 /* Opens the device and puts the interface up; -1 with errno kept. */
 static int
 iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 {
-	char	 why[256];
-	int	 saved;
+	struct iothread_cb cb = { iface_io_input, iface_io_failed, ifc };
+	char		 why[256];
+	size_t		 frame_max;
+	int		 saved;
+
+	(void)sw_rxbuf(ifc->env->sw, &frame_max);
 
 	/* `up yes`: a hypervisor may leave its TAP device down. */
 	if (ifc->type == STMT_IF_PCAP && ifc->conf.up &&
@@ -253,13 +254,14 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 	if (ifc->fd == -1)
 		return -1;
 	/* `threads yes`: a TAP device is read and written by its threads. */
-	if (ifc->d->threads && ifc->ops->vnet_hdr &&
+	if (ifc->env->threads && ifc->ops->vnet_hdr &&
 	    ifc->ops->write_vh != NULL &&
-	    (ifc->io = iothread_start(ifc, ifc->fd, why, sizeof(why))) == NULL)
+	    (ifc->io = iothread_start(ifc->env->base, ifc->fd, frame_max, &cb,
+	    why, sizeof(why))) == NULL)
 		log_warnx("interface %s: no threads (%s): read and written "
 		    "by the main thread", ifc->name, why);
 	if (ifc->io == NULL) {
-		ifc->ev = event_new(ifc->d->base, ifc->fd, EV_READ | EV_PERSIST,
+		ifc->ev = event_new(ifc->env->base, ifc->fd, EV_READ | EV_PERSIST,
 		    iface_readcb, ifc);
 		if (ifc->ev == NULL || event_add(ifc->ev, NULL) == -1) {
 			saved = errno;
@@ -270,7 +272,7 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	fwd_port_attach(ifc->port, ifc);
+	sw_port_up(&ifc->port);
 	ifc->up = 1;
 	return 0;
 }
@@ -315,12 +317,13 @@ iface_dev_appeared(struct iface *ifc)
 }
 
 int
-iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+iface_add(struct iface_list *list, struct iface_env *env,
+    const struct stmt *st, char *err, size_t errlen)
 {
 	struct iface	*ifc, *o;
 	struct timeval	 tv = { 1, 0 };
 
-	if (iface_find(d, st->name) != NULL) {
+	if (iface_find(list, st->name) != NULL) {
 		snprintf(err, errlen, "interface %s already exists", st->name);
 		return -1;
 	}
@@ -328,7 +331,7 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 		snprintf(err, errlen, "interface %s: out of memory", st->name);
 		return -1;
 	}
-	ifc->d = d;
+	ifc->env = env;
 	ifc->fd = -1;
 	ifc->type = st->iftype;
 	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops :
@@ -337,7 +340,7 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);
 	snprintf(ifc->dev, sizeof(ifc->dev), "%s", st->dev);
-	TAILQ_FOREACH(o, &d->ifaces, entry)
+	TAILQ_FOREACH(o, list, entry)
 		if (o->type != STMT_IF_QEMU && ifc->type != STMT_IF_QEMU &&
 		    strcmp(iface_devname(o), iface_devname(ifc)) == 0) {
 			snprintf(err, errlen, "interface %s: device %s is "
@@ -346,13 +349,13 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 			free(ifc);
 			return -1;
 		}
-	if ((ifc->port = fwd_port_ref(d->fwd, FWD_IFACE, ifc->name)) == NULL) {
-		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
+	if (sw_port_add(env->sw, &ifc->port, &iface_port_ops, ifc, ifc->name,
+	    err, errlen) == -1) {
 		free(ifc);
 		return -1;
 	}
 	if (ifc->ops->present != NULL) {
-		ifc->ev_watch = event_new(d->base, -1, EV_PERSIST,
+		ifc->ev_watch = event_new(env->base, -1, EV_PERSIST,
 		    iface_watch_cb, ifc);
 		if (ifc->ev_watch == NULL ||
 		    event_add(ifc->ev_watch, &tv) == -1) {
@@ -376,13 +379,13 @@ iface_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 		log_warnx("interface %s: %s; interface down until it appears",
 		    ifc->name, err);
 	}
-	TAILQ_INSERT_TAIL(&d->ifaces, ifc, entry);
+	TAILQ_INSERT_TAIL(list, ifc, entry);
 	log_info("interface %s: %s device %s%s", ifc->name, ifc->ops->type,
 	    iface_devname(ifc), ifc->up ? "" : " (down)");
 	return 0;
 }
 
-/* Frees an interface that is not (or no longer) on d->ifaces. */
+/* Frees an interface that is not (or no longer) on its list. */
 void
 iface_free(struct iface *ifc)
 {
@@ -391,21 +394,21 @@ iface_free(struct iface *ifc)
 	iface_close_dev(ifc);
 	if (ifc->ops->detach != NULL)
 		ifc->ops->detach(ifc);
-	if (ifc->port != NULL)
-		fwd_port_unref(ifc->d->fwd, ifc->port);
+	sw_port_del(ifc->env->sw, &ifc->port);
 	free(ifc);
 }
 
 int
-iface_del(struct vnetd *d, const char *name, char *err, size_t errlen)
+iface_del(struct iface_list *list, const char *name, char *err,
+    size_t errlen)
 {
 	struct iface	*ifc;
 
-	if ((ifc = iface_find(d, name)) == NULL) {
+	if ((ifc = iface_find(list, name)) == NULL) {
 		snprintf(err, errlen, "no interface %s", name);
 		return -1;
 	}
-	TAILQ_REMOVE(&d->ifaces, ifc, entry);
+	TAILQ_REMOVE(list, ifc, entry);
 	log_info("interface %s: removed", ifc->name);
 	ifc->removing = 1;
 	iface_free(ifc);
@@ -423,41 +426,55 @@ iface_write(struct iface *ifc, const uint8_t *eth, size_t len)
 	ifc->c.bytes_out += len;
 }
 
+/*
+ * The port's transmit: the switch has done vCC, and cut the frame unless
+ * the device takes offload frames (iface_port_features()).
+ */
 static void
-iface_write_cb(const uint8_t *eth, size_t len, void *arg)
+iface_port_transmit(struct port *p, const struct sw_frame *f)
 {
-	iface_write(arg, eth, len);
-}
+	struct iface	*ifc = p->owner;
 
-void
-iface_send(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
-    size_t len)
-{
-	struct vnetd	*d = ifc->d;
-
-	/* Other ports may get the same frame: a rewrite goes to a copy. */
-	if (len <= d->rxbuf_len && vcc_frame(d->vcc, ifc->name, VCC_TO_GUEST,
-	    eth, len, d->txbuf, vnetd_partial(vh), vnetd_now_us()) ==
-	    VCC_REWRITTEN)
-		eth = d->txbuf;
 	if (!ifc->up) {
 		ifc->c.drops++;
 		return;
 	}
 	if (ifc->ops->write_vh == NULL) {
-		/* A device without offload gets what it can take. */
-		if (vnetd_cut(ifc->d, vh, eth, len, iface_write_cb, ifc) == -1)
-			ifc->c.drops++;
+		iface_write(ifc, f->eth, f->len);
 		return;
 	}
-	if (ifc->io != NULL ? iothread_send(ifc->io, vh, eth, len) == -1 :
-	    ifc->ops->write_vh(ifc, vh, eth, len) == -1) {
+	if (ifc->io != NULL ? iothread_send(ifc->io, f->vh, f->eth, f->len) ==
+	    -1 : ifc->ops->write_vh(ifc, f->vh, f->eth, f->len) == -1) {
 		ifc->c.drops++;
 		return;
 	}
 	ifc->c.frames_out++;
-	ifc->c.bytes_out += len;
+	ifc->c.bytes_out += f->len;
 }
+
+static unsigned int
+iface_port_features(const struct port *p)
+{
+	const struct iface *ifc = p->owner;
+
+	return ifc->ops->write_vh != NULL ? SW_F_OFFLOAD : 0;
+}
+
+static const char *
+iface_port_name(const struct port *p)
+{
+	const struct iface *ifc = p->owner;
+
+	return ifc->name;
+}
+
+static const struct port_ops iface_port_ops = {
+	.kind = "interface",
+	.guest = 1,
+	.transmit = iface_port_transmit,
+	.features = iface_port_features,
+	.name = iface_port_name,
+};
 
 void
 iface_show_columns(const char *more, struct evbuffer *out)

@@ -15,9 +15,7 @@
 
 #include <event2/event.h>
 
-#include "daemon.h"
 #include "gso.h"
-#include "iface.h"
 #include "iothread.h"
 #include "ring.h"
 
@@ -129,7 +127,7 @@ iothread_rxcb(evutil_socket_t fd, short ev, void *arg)
 	for (i = 0; i < IOTHREAD_BATCH; i++) {
 		if ((p = ring_peek(&io->rx, &len)) == NULL)
 			break;
-		iface_input_vnet(io->ifc, p, len);
+		io->cb.input(io->cb.arg, p, len);
 		if (ring_release(&io->rx))
 			iothread_wake(io->rd_efd);
 	}
@@ -139,7 +137,7 @@ iothread_rxcb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	if ((e = atomic_load(&io->rx_errno)) != 0)
-		iface_read_failed(io->ifc, e);	/* stops us: return */
+		io->cb.failed(io->cb.arg, e);	/* stops us: return */
 }
 
 int
@@ -196,7 +194,8 @@ iothread_stop(struct iothread *io)
 }
 
 struct iothread *
-iothread_start(struct iface *ifc, int fd, char *err, size_t errlen)
+iothread_start(struct event_base *base, int fd, size_t frame_max,
+    const struct iothread_cb *cb, char *err, size_t errlen)
 {
 	struct iothread	*io;
 	sigset_t	 all, old;
@@ -206,9 +205,9 @@ iothread_start(struct iface *ifc, int fd, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	io->ifc = ifc;
+	io->cb = *cb;
 	io->fd = fd;
-	io->frame_max = ifc->d->rxbuf_len;
+	io->frame_max = frame_max;
 	io->main_efd = io->rd_efd = io->wr_efd = -1;
 	atomic_init(&io->stop, 0);
 	atomic_init(&io->rx_errno, 0);
@@ -224,7 +223,7 @@ iothread_start(struct iface *ifc, int fd, char *err, size_t errlen)
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	if ((io->ev = event_new(ifc->d->base, io->main_efd,
+	if ((io->ev = event_new(base, io->main_efd,
 	    EV_READ | EV_PERSIST, iothread_rxcb, io)) == NULL ||
 	    event_add(io->ev, NULL) == -1) {
 		snprintf(err, errlen, "out of memory");

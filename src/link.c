@@ -45,6 +45,7 @@ static const char *conn_closed_why(const struct conn *);
 static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
 static void	conn_congestion(struct conn *, const char *cc);
+static const struct port_ops link_port_ops;
 
 const char *
 link_state_name(enum link_state s)
@@ -148,6 +149,7 @@ link_new(struct vnetd *d, const char *name)
 {
 	struct link		*l;
 	struct sched_opts	 o;
+	char			 err[128];
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
@@ -163,13 +165,13 @@ link_new(struct vnetd *d, const char *name)
 		free(l);
 		return NULL;
 	}
-	if ((l->port = fwd_port_ref(d->fwd, FWD_LINK, name)) == NULL ||
+	if (sw_port_add(d->sw, &l->port, &link_port_ops, l, name, err,
+	    sizeof(err)) == -1 ||
 	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL ||
 	    (l->ev_pace = evtimer_new(d->base, link_pace_cb, l)) == NULL) {
 		if (l->ev_retry != NULL)
 			event_free(l->ev_retry);
-		if (l->port != NULL)
-			fwd_port_unref(d->fwd, l->port);
+		sw_port_del(d->sw, &l->port);
 		sched_free(&l->sched);
 		free(l);
 		return NULL;
@@ -313,8 +315,7 @@ link_free(struct link *l)
 		c->link = NULL;
 		conn_free(c);
 	}
-	fwd_port_detach(l->port);
-	fwd_port_unref(d->fwd, l->port);
+	sw_port_del(d->sw, &l->port);
 	event_free(l->ev_retry);
 	event_free(l->ev_pace);
 	sched_free(&l->sched);
@@ -351,10 +352,10 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		l->last_error_at = l->state_since;
 	}
 	if (state == LINK_UP) {
-		fwd_port_attach(l->port, l);
+		sw_port_up(&l->port);
 		routing_link_up(l->d->routing, l);
 	} else
-		fwd_port_detach(l->port);
+		sw_port_down(&l->port);
 	if (state != LINK_UP && was_up)
 		routing_link_down(l->d->routing, l);
 }
@@ -717,7 +718,7 @@ conn_send_hello(struct conn *c)
 
 	memset(&h, 0, sizeof(h));
 	h.version = WIRE_VERSION;
-	h.caps = (d->offload ? WIRE_CAP_GSO : 0) | routing_caps(d->routing);
+	h.caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | routing_caps(d->routing);
 	h.keepalive = (uint16_t)d->keepalive;
 	snprintf(h.node, sizeof(h.node), "%s", d->node);
 	snprintf(h.network, sizeof(h.network), "%s", d->network);
@@ -1088,6 +1089,7 @@ conn_input(struct conn *c)
 	struct vnetd	*d = c->d;
 	struct wire_hdr	 h;
 	struct wire_frame f;
+	struct sw_frame	 sf;
 	struct link	*l;
 	const uint8_t	*p;
 	const char	*why;
@@ -1152,9 +1154,14 @@ conn_input(struct conn *c)
 			l = c->link;
 			l->c.frames_in++;
 			l->c.bytes_in += f.len;
+			sf.vh = sw_vh(f.vh);
+			sf.eth = f.eth;
+			sf.len = f.len;
+			sf.hops = h.hops;
+			sf.origin = f.origin;
+			sf.seq = f.seq;
 			/* Forwarding never closes this connection. */
-			vnetd_forward(d, l->port, vnetd_vh(f.vh), f.eth,
-			    f.len, h.hops, f.origin, f.seq);
+			sw_input(d->sw, &l->port, &sf);
 			break;
 		}
 	}
@@ -1628,25 +1635,6 @@ link_drain(struct link *l)
 		goto again;
 }
 
-struct link_cut {
-	struct link	*l;
-	uint8_t		 hops;
-};
-
-/* One segment of a frame cut for a peer that takes no offload frames. */
-static void
-link_cut_cb(const uint8_t *eth, size_t len, void *arg)
-{
-	struct link_cut	*lc = arg;
-	struct vnetd	*d = lc->l->d;
-	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
-
-	/* Each segment is a frame of its own, and gets its own identity. */
-	wire_frame_encode_prefix(pre, len, lc->hops, d->origin, d->seq++,
-	    NULL);
-	(void)sched_enqueue(&lc->l->sched, vnetd_now_us(), pre, eth, len);
-}
-
 /*
  * A TLS connection's direct way: the frame goes into the empty tx buffer
  * (the one copy encryption needs contiguous) and out as records.
@@ -1731,31 +1719,57 @@ lost:
 	return 0;
 }
 
-void
-link_send(struct link *l, const uint8_t *vh, const uint8_t *eth, size_t len,
-    uint8_t hops, uint32_t origin, uint32_t seq)
+/*
+ * The port's transmit: a frame the switch hands over, already cut unless
+ * link_port_features() says the peer takes offload frames.
+ */
+static void
+link_port_transmit(struct port *p, const struct sw_frame *f)
 {
+	struct link	*l = p->owner;
 	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
-	struct link_cut	 lc = { l, hops };
 
-	/*
-	 * A peer that takes no offload frames gets them cut.  So does a link
-	 * with a rate: it is a bottleneck like a real link, and its queue,
-	 * marks and drops work per packet, not per 64 KiB of them.
-	 */
-	if (vh != NULL && (!(l->conn->hello.caps & WIRE_CAP_GSO) ||
-	    l->sched.opts.rate != 0)) {
-		(void)vnetd_cut(l->d, vh, eth, len, link_cut_cb, &lc);
-		link_drain(l);
+	wire_frame_encode_prefix(pre, f->len, f->hops, f->origin, f->seq,
+	    f->vh);
+	if (link_send_direct(l, pre, sizeof(pre), f->eth, f->len) == 0)
 		return;
-	}
-	wire_frame_encode_prefix(pre, len, hops, origin, seq, vh);
-	if (link_send_direct(l, pre, sizeof(pre), eth, len) == 0)
-		return;
-	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, eth, len) == -1)
+	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, f->eth,
+	    f->len) == -1)
 		return;
 	link_drain(l);
 }
+
+/*
+ * A peer that takes no offload frames gets them cut.  So does a link with
+ * a rate: it is a bottleneck like a real link, and its queue, marks and
+ * drops work per packet, not per 64 KiB of them.
+ */
+static unsigned int
+link_port_features(const struct port *p)
+{
+	const struct link *l = p->owner;
+
+	if (l->conn == NULL || !(l->conn->hello.caps & WIRE_CAP_GSO) ||
+	    l->sched.opts.rate != 0)
+		return 0;
+	return SW_F_OFFLOAD;
+}
+
+static const char *
+link_port_name(const struct port *p)
+{
+	const struct link *l = p->owner;
+
+	return l->name;
+}
+
+static const struct port_ops link_port_ops = {
+	.kind = "link",
+	.guest = 0,
+	.transmit = link_port_transmit,
+	.features = link_port_features,
+	.name = link_port_name,
+};
 
 /* Why links are down: refusals, rates, and the show tables. */
 

@@ -30,7 +30,7 @@
 
 #include <pcap/pcap.h>
 
-#include "daemon.h"
+#include "clock.h"
 #include "iface.h"
 #include "inject.h"
 #include "log.h"
@@ -176,7 +176,7 @@ pcapif_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 	struct pcapif	*pi = ifc->softc;
 	int		 n;
 
-	pi->now_ms = vnetd_now_ms();
+	pi->now_ms = clock_now_ms();
 	n = pcap_dispatch(pi->p, max, pcapif_frame, (u_char *)ifc);
 	if (n == PCAP_ERROR) {
 		snprintf(err, errlen, "%s", pcap_geterr(pi->p));
@@ -192,7 +192,7 @@ pcapif_write(struct iface *ifc, const uint8_t *buf, size_t len)
 
 	if (pcap_inject(pi->p, buf, len) != (int)len)
 		return -1;
-	inject_remember(&pi->injected, buf, len, vnetd_now_ms());
+	inject_remember(&pi->injected, buf, len, clock_now_ms());
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 #include <event2/event.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "daemon.h"
 #include "iface.h"
 #include "log.h"
@@ -215,7 +216,7 @@ qemuif_open(struct iface *ifc, char *err, size_t errlen)
 		return -1;
 	}
 	if ((q = calloc(1, sizeof(*q))) == NULL ||
-	    (q->wev = event_new(ifc->d->base, fd, EV_WRITE, qemuif_writecb,
+	    (q->wev = event_new(ifc->env->base, fd, EV_WRITE, qemuif_writecb,
 	    ifc)) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", qemuif_path(ifc));
 		free(q);
@@ -267,7 +268,7 @@ qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	close(s);
 	/* Whoever can reach the socket could fill the log: once in a while. */
-	now = vnetd_now_ms();
+	now = clock_now_ms();
 	if (l->refused_ms != 0 && now - l->refused_ms < QEMUIF_LOG_MS) {
 		l->refused++;
 		return;
@@ -348,7 +349,7 @@ qemuif_attach(struct iface *ifc, char *err, size_t errlen)
 		free(l);
 		return -1;
 	}
-	if ((l->ev = event_new(ifc->d->base, l->fd, EV_READ | EV_PERSIST,
+	if ((l->ev = event_new(ifc->env->base, l->fd, EV_READ | EV_PERSIST,
 	    qemuif_acceptcb, l)) == NULL || event_add(l->ev, NULL) == -1) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		if (l->ev != NULL)

@@ -17,6 +17,7 @@
 #include "nodedb.h"
 #include "routing.h"
 #include "spf.h"
+#include "sw.h"
 #include "traffic.h"
 #include "wire.h"
 
@@ -556,11 +557,11 @@ routing_decide(void *arg, const uint8_t *dst, const uint8_t *src,
 	if (ether_is_multicast(dst)) {
 		/* Guests here, the tree, and peers without the control plane. */
 		TAILQ_FOREACH(ifc, &d->ifaces, entry)
-			if (n < max && ifc->port != in &&
-			    fwd_port_owner(ifc->port) != NULL)
-				out[n++] = ifc->port;
+			if (n < max && ifc->port.fp != in &&
+			    fwd_port_owner(ifc->port.fp) != NULL)
+				out[n++] = ifc->port.fp;
 		TAILQ_FOREACH(l, &d->links, entry) {
-			p = l->port;
+			p = l->port.fp;
 			if (n == max || p == in || fwd_port_owner(p) == NULL)
 				continue;
 			if (link_node_peer(l) != NULL && !tree_port(r, p))
@@ -677,10 +678,11 @@ routing_input(struct routing *r, struct link *l, const uint8_t *p, size_t n,
 	return 0;
 }
 
-void
-routing_local_frame(struct routing *r, struct iface *ifc, const uint8_t *eth,
-    size_t len)
+/* The switch's hook: a guest's frame (from port p), before forwarding. */
+static void
+routing_local_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 {
+	struct routing	*r = arg;
 	const uint8_t	*dst = eth, *src = eth + ETHER_ADDR_LEN;
 	const char	*dst_node = "*";
 	struct lmac	*lm;
@@ -695,10 +697,10 @@ routing_local_frame(struct routing *r, struct iface *ifc, const uint8_t *eth,
 	if (!ether_is_multicast(src)) {
 		if ((lm = local_find(r, src)) != NULL) {
 			lm->seen_ms = now;
-			if (lm->port != ifc->port) {
+			if (lm->port != p->fp) {
 				fwd_port_unref(r->d->fwd, lm->port);
 				lm->port = fwd_port_ref(r->d->fwd, FWD_IFACE,
-				    ifc->name);
+				    p->ops->name(p));
 			}
 		} else if (r->nlocal >= NODE_MACS_MAX) {
 			r->st.macs_refused++;
@@ -716,7 +718,7 @@ routing_local_frame(struct routing *r, struct iface *ifc, const uint8_t *eth,
 				    lm->version);
 			}
 			lm->port = fwd_port_ref(r->d->fwd, FWD_IFACE,
-			    ifc->name);
+			    p->ops->name(p));
 			lm->seen_ms = now;
 			b = mac_bucket(r, src);
 			lm->next = r->local[b];
@@ -772,11 +774,15 @@ struct routing *
 routing_new(struct vnetd *d)
 {
 	struct routing	*r;
+	struct sw_hooks	 hooks;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	r->d = d;
 	r->seed = arc4random();
+	hooks.guest_frame = routing_local_frame;
+	hooks.arg = r;
+	sw_set_hooks(d->sw, &hooks);
 	return r;
 }
 
@@ -788,6 +794,8 @@ routing_free(struct routing *r)
 
 	if (r == NULL)
 		return;
+	if (r->d->sw != NULL)
+		sw_set_hooks(r->d->sw, NULL);
 	if (r->d->fwd != NULL) {
 		fwd_set_auto(r->d->fwd, NULL, NULL);
 		routes_clear(r);

@@ -30,7 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
 #include "gso.h"
 #include "iface.h"
 #include "log.h"
@@ -114,7 +113,7 @@ tap_open(struct iface *ifc, char *err, size_t errlen)
 	}
 	/* The header is little-endian whatever the host (gso.c reads it so). */
 	(void)ioctl(fd, TUNSETVNETLE, &le);
-	if (ifc->d->offload && ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM |
+	if (ifc->env->offload && ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM |
 	    TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN) == -1) {
 		snprintf(err, errlen, "%s: cannot enable offload: %s "
 		    "(offload no turns it off)", dev, strerror(errno));
