@@ -101,6 +101,14 @@ upper_routing_apply(void *arg, const struct stmt *st, char *err,
 	return routing_apply(u->d->routing, st, err, errlen);
 }
 
+static uint16_t
+upper_routing_caps(void *arg)
+{
+	struct upper	*u = arg;
+
+	return routing_caps(u->d->routing);
+}
+
 static int
 upper_routing_start(void *arg)
 {
@@ -254,6 +262,53 @@ upper_history_free(void *arg)
 	u->d->history = NULL;
 }
 
+/*
+ * The links call up through their hooks (link.h), with the daemon as arg:
+ * node records, links coming and going, and who made a link go to the
+ * control plane; the rates in show links come from the history.
+ */
+static int
+upper_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
+    const char **why)
+{
+	struct vnetd	*d = arg;
+
+	return routing_input(d->routing, l, p, n, why);
+}
+
+static void
+upper_link_up(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_up(d->routing, l);
+}
+
+static void
+upper_link_down(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_down(d->routing, l);
+}
+
+static const char *
+upper_link_origin(void *arg, const struct link *l, char *trigger,
+    size_t len, const char **reason)
+{
+	struct vnetd	*d = arg;
+
+	return routing_link_origin(d->routing, l, trigger, len, reason);
+}
+
+static const char *
+upper_link_history(void *arg, const char *name, char *buf, size_t len)
+{
+	struct vnetd	*d = arg;
+
+	return history_fields(d->history, HISTORY_LINK, name, buf, len);
+}
+
 /* After vnetd_init(); u lives as long as d.  0, or -1 (out of memory). */
 static int
 upper_add(struct upper *u, struct vnetd *d)
@@ -265,7 +320,7 @@ upper_add(struct upper *u, struct vnetd *d)
 		{ .name = "routing", .arg = u,
 		  .kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
 		  .nkinds = 3, .apply = upper_routing_apply,
-		  .start = upper_routing_start, .show = upper_routing_show,
+		  .caps = upper_routing_caps, .start = upper_routing_start, .show = upper_routing_show,
 		  .config = upper_routing_config,
 		  .link_made = upper_routing_link_made,
 		  .free = upper_routing_free },
@@ -289,6 +344,12 @@ upper_add(struct upper *u, struct vnetd *d)
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
 		if (vnetd_module_add(d, &mods[i]) == -1)
 			return -1;
+	d->links.hooks.node = upper_link_node;
+	d->links.hooks.up = upper_link_up;
+	d->links.hooks.down = upper_link_down;
+	d->links.hooks.origin = upper_link_origin;
+	d->links.hooks.history = upper_link_history;
+	d->links.hooks.history_columns = HISTORY_COLUMNS;
 	return 0;
 }
 
