@@ -33,6 +33,47 @@ struct routing;
 #define VNETD_NETWORK_DEFAULT	"vnet"
 
 
+/*
+ * The layers above the daemon (the control plane, the status server, the
+ * history, the control socket, reload) are not known to it: whoever makes
+ * the daemon registers them here (vnetd.c does), and the daemon calls up
+ * through these hooks, in the order the modules were added.  Every hook
+ * may be NULL; each gets the module's arg.
+ */
+#define VNETD_MODULES_MAX	8
+#define VNETD_MODULE_KINDS	4
+
+struct vnetd_module {
+	const char	*name;
+	void		*arg;
+	/* The statements it applies (vnetd_apply() hands them over). */
+	enum stmt_kind	 kinds[VNETD_MODULE_KINDS];
+	size_t		 nkinds;
+	int		(*apply)(void *, const struct stmt *, char *err,
+			    size_t errlen);
+	/* The capabilities it adds to this node's hello (wire.h). */
+	uint16_t	(*caps)(void *);
+	/* From vnetd_start(), after the daemon's own timers and signals. */
+	int		(*start)(void *);
+	/* Every second, after the daemon's own ageing. */
+	void		(*tick)(void *);
+	/* Its part of a show, after the daemon's own. */
+	void		(*show)(void *, enum stmt_show, struct evbuffer *);
+	/* Columns added to every row of a show table: "\tname...". */
+	const char	*(*columns)(void *, enum stmt_show);
+	const char	*(*fields)(void *, enum stmt_show, const char *row,
+			    char *buf, size_t len);
+	/* Its statements of the running state, after the settings. */
+	void		(*config)(void *, void (*cb)(const struct stmt *, void *),
+			    void *cbarg);
+	/* 1 if it made the link itself: not part of the configuration. */
+	int		(*link_made)(void *, const struct link *);
+	/* vnetd_free(): stop before the links and interfaces go ... */
+	void		(*stop)(void *);
+	/* ... and free after them, as they may still call up. */
+	void		(*free)(void *);
+};
+
 struct vnetd {
 	struct event_base	*base;
 	struct evdns_base	*dns;
@@ -51,7 +92,7 @@ struct vnetd {
 	struct iface_env	 ifenv;		/* what interfaces are given */
 
 	struct event		*ev_tick;
-	struct event		*ev_sig[3];
+	struct event		*ev_sig[2];
 	int			 exit_code;
 
 
@@ -75,13 +116,19 @@ struct vnetd {
 
 
 	struct vcc		*vcc;		/* the switch's (sw_vcc()) */
+	/* Made by whoever adds the modules above (vnetd.c), else NULL. */
 	struct routing		*routing;	/* the control plane */
 	struct http		*http;		/* the status server, or NULL */
 	struct history		*history;	/* 1 s samples, for rates */
+
+	struct vnetd_module	 modules[VNETD_MODULES_MAX];
+	size_t			 nmodules;
 };
 
 /* Set defaults; 0 or -1. */
 int	 vnetd_init(struct vnetd *);
+/* Adds a module (a copy of m) above the daemon; 0, or -1 if full. */
+int	 vnetd_module_add(struct vnetd *, const struct vnetd_module *m);
 /* Starts the event machinery (base, dns, timers); after the config is in. */
 int	 vnetd_start(struct vnetd *);
 void	 vnetd_free(struct vnetd *);

@@ -184,4 +184,13 @@ void		 fwd_set_auto(struct fwd *, fwd_auto_fn, void *arg);
 
 void		 fwd_stats(const struct fwd *, struct fwd_stats *);
 
+/*
+ * show routes and show macs (fwd_show.c, apart so that the tables need no
+ * libevent): the column line and a row per static route or learned
+ * address; the control plane adds its rows after.
+ */
+struct evbuffer;
+void		 fwd_show_routes(struct fwd *, struct evbuffer *);
+void		 fwd_show_macs(struct fwd *, uint64_t now_ms, struct evbuffer *);
+
 #endif

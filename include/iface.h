@@ -172,4 +172,15 @@ int		 pcapif_filter_attach(int fd, const char *expr, char *err,
 int		 qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
 		    void (*cb)(const uint8_t *, size_t, void *), void *arg);
 
+/*
+ * show interfaces, the way each interface renders itself: the column line
+ * (more: columns other modules add), then one row per interface (more:
+ * their fields, "\t"-led, in the same order).
+ */
+struct evbuffer;
+#define IFACE_SHOW_COLUMNS	"name\ttype\tdev\tstate\tframes_in\t" \
+	"bytes_in\tframes_out\tbytes_out\tdrops\tcapture_drops"
+void		 iface_show_columns(const char *more, struct evbuffer *);
+void		 iface_show(struct iface *, const char *more, struct evbuffer *);
+
 #endif

@@ -82,4 +82,12 @@ int	 reload_preview(struct vnetd *,
 	    void (*emit)(int is_error, const char *line, void *arg), void *arg,
 	    size_t *nchanges, char *err, size_t errlen);
 
+/*
+ * After show config, a note (to standard error, not into the
+ * configuration) when the running state is not the file's: reload would
+ * undo changes made at run time and not saved.
+ */
+struct evbuffer;
+void	 reload_show_note(struct vnetd *, struct evbuffer *);
+
 #endif

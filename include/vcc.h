@@ -137,4 +137,10 @@ void		 vcc_if_foreach(struct vcc *, uint64_t now_us,
 void		 vcc_get_stats(const struct vcc *, struct vcc_stats *);
 size_t		 vcc_flow_count(const struct vcc *);
 
+/* show flows and show vcc: the column line and a row per flow, interface. */
+struct evbuffer;
+void		 vcc_show_flows(struct vcc *, uint64_t now_us, struct evbuffer *);
+void		 vcc_show_interfaces(struct vcc *, uint64_t now_us,
+		    struct evbuffer *);
+
 #endif

@@ -25,19 +25,14 @@
 #include "config.h"
 #include "acl.h"
 #include "clock.h"
-#include "control.h"
 #include "daemon.h"
 #include "ether.h"
 #include "fwd.h"
 #include "gso.h"
-#include "history.h"
-#include "http.h"
 #include "iface.h"
 #include "link.h"
 #include "listen.h"
 #include "log.h"
-#include "reload.h"
-#include "routing.h"
 #include "sw.h"
 #include "tls.h"
 #include "vcc.h"
@@ -104,16 +99,27 @@ daemon_refused(void *arg, const char *host, const char *why)
 	link_refusal_add(&d->links, host, NULL, why);
 }
 
-/* What the links are given (link.h). */
+#define MODULES(d, m) \
+	for ((m) = (d)->modules; (m) < (d)->modules + (d)->nmodules; (m)++)
+
+/*
+ * What the links are given (link.h).  Without a control plane a node
+ * record is refused, a link's coming and going is nobody's business, and
+ * show links has no origin and no rates: whoever adds the modules above
+ * the daemon sets the hooks that reach them (vnetd.c does).
+ */
 
 static void
 daemon_link_hello(void *arg, struct wire_hello *h)
 {
-	struct vnetd	*d = arg;
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
 
 	h->version = WIRE_VERSION;
-	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) |
-	    routing_caps(d->routing);
+	h->caps = d->ifenv.offload ? WIRE_CAP_GSO : 0;
+	MODULES(d, m)
+		if (m->caps != NULL)
+			h->caps |= m->caps(m->arg);
 	h->keepalive = (uint16_t)d->keepalive;
 	snprintf(h->node, sizeof(h->node), "%s", d->node);
 	snprintf(h->network, sizeof(h->network), "%s", d->network);
@@ -131,42 +137,28 @@ static int
 daemon_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
     const char **why)
 {
-	struct vnetd	*d = arg;
-
-	return routing_input(d->routing, l, p, n, why);
+	*why = "no control plane here";
+	return -1;
 }
 
 static void
-daemon_link_up(void *arg, struct link *l)
+daemon_link_updown(void *arg, struct link *l)
 {
-	struct vnetd	*d = arg;
-
-	routing_link_up(d->routing, l);
-}
-
-static void
-daemon_link_down(void *arg, struct link *l)
-{
-	struct vnetd	*d = arg;
-
-	routing_link_down(d->routing, l);
 }
 
 static const char *
 daemon_link_origin(void *arg, const struct link *l, char *trigger,
     size_t len, const char **reason)
 {
-	struct vnetd	*d = arg;
-
-	return routing_link_origin(d->routing, l, trigger, len, reason);
+	snprintf(trigger, len, "-");
+	*reason = "-";
+	return "-";
 }
 
 static const char *
 daemon_link_history(void *arg, const char *name, char *buf, size_t len)
 {
-	struct vnetd	*d = arg;
-
-	return history_fields(d->history, HISTORY_LINK, name, buf, len);
+	return "";
 }
 
 int
@@ -178,11 +170,11 @@ vnetd_init(struct vnetd *d)
 		.hello = daemon_link_hello,
 		.tls = daemon_link_tls,
 		.node = daemon_link_node,
-		.up = daemon_link_up,
-		.down = daemon_link_down,
+		.up = daemon_link_updown,
+		.down = daemon_link_updown,
 		.origin = daemon_link_origin,
 		.history = daemon_link_history,
-		.history_columns = HISTORY_COLUMNS,
+		.history_columns = "",
 		.arg = d,
 	};
 
@@ -198,9 +190,7 @@ vnetd_init(struct vnetd *d)
 	d->vcc = sw_vcc(d->sw);
 	d->ifenv.sw = d->sw;
 	links_init(&d->links, d->sw, &hooks);
-	if ((d->routing = routing_new(d)) == NULL ||
-	    (d->history = history_new()) == NULL ||
-	    (d->base = event_base_new()) == NULL)
+	if ((d->base = event_base_new()) == NULL)
 		return -1;
 	d->dns = evdns_base_new(d->base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
 	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
@@ -214,28 +204,33 @@ vnetd_init(struct vnetd *d)
 	return 0;
 }
 
+int
+vnetd_module_add(struct vnetd *d, const struct vnetd_module *m)
+{
+	if (d->nmodules == VNETD_MODULES_MAX || m->nkinds > VNETD_MODULE_KINDS)
+		return -1;
+	d->modules[d->nmodules++] = *m;
+	return 0;
+}
+
 static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	struct vnetd	*d = arg;
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
 
 	sw_tick(d->sw);
 	link_tick(&d->links, vnetd_now_ms());
-	history_collect(d->history, d);
+	MODULES(d, m)
+		if (m->tick != NULL)
+			m->tick(m->arg);
 }
 
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct vnetd	*d = arg;
-	char		 err[512];
 
-	if (sig == SIGHUP) {
-		log_info("SIGHUP: reloading %s", d->config_file);
-		if (reload_start(d, NULL, NULL, NULL, err, sizeof(err)) == -1)
-			log_warnx("%s", err);
-		return;
-	}
 	log_info("signal %d: shutting down", (int)sig);
 	d->exit_code = 0;
 	event_base_loopbreak(d->base);
@@ -245,7 +240,8 @@ int
 vnetd_start(struct vnetd *d)
 {
 	struct timeval	 tv = { 1, 0 };
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	static const int sigs[] = { SIGTERM, SIGINT };
+	struct vnetd_module *m;
 	size_t		 i;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -257,8 +253,9 @@ vnetd_start(struct vnetd *d)
 		if (d->ev_sig[i] == NULL || event_add(d->ev_sig[i], NULL) == -1)
 			return -1;
 	}
-	if (routing_start(d->routing) == -1)
-		return -1;
+	MODULES(d, m)
+		if (m->start != NULL && m->start(m->arg) == -1)
+			return -1;
 	return 0;
 }
 
@@ -266,21 +263,22 @@ void
 vnetd_free(struct vnetd *d)
 {
 	struct iface	*ifc;
+	struct vnetd_module *m;
 	size_t		 i;
 
-	reload_cancel(d);
-	if (d->control != NULL)
-		control_close(d->control);
-	http_free(d->http);
-	d->http = NULL;
+	MODULES(d, m)
+		if (m->stop != NULL)
+			m->stop(m->arg);
 	listen_free(&d->listeners);
 	links_free(&d->links);
 	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);
 	}
-	routing_free(d->routing);
-	history_free(d->history);
+	MODULES(d, m)
+		if (m->free != NULL)
+			m->free(m->arg);
+	d->nmodules = 0;
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
@@ -417,6 +415,23 @@ account_apply(struct vnetd *d, const struct stmt *st, char *err,
 	return 0;
 }
 
+/* A statement of a layer above: the module that takes its kind applies it. */
+static int
+module_apply(struct vnetd *d, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct vnetd_module	*m;
+	size_t			 i;
+
+	MODULES(d, m)
+		for (i = 0; i < m->nkinds; i++)
+			if (m->kinds[i] == st->kind && m->apply != NULL)
+				return m->apply(m->arg, st, err, errlen);
+	snprintf(err, errlen, "%s: not available in this program",
+	    stmt_keyword(st->kind, st->op));
+	return -1;
+}
+
 int
 vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
     size_t errlen)
@@ -496,15 +511,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
-		return routing_apply(d->routing, st, err, errlen);
 	case STMT_HTTP:
-		if (d->http != NULL) {
-			snprintf(err, errlen, "http: given twice");
-			return -1;
-		}
-		if ((d->http = http_new(d, st, err, errlen)) == NULL)
-			return -1;
-		return 0;
+		return module_apply(d, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
 	return -1;
@@ -516,54 +524,6 @@ static void
 show_columns(struct evbuffer *out, const char *cols)
 {
 	evbuffer_add_printf(out, "%%columns %s\n", cols);
-}
-
-static void
-show_interfaces(struct vnetd *d, struct evbuffer *out)
-{
-	struct iface	*ifc;
-	char		 rates[160];
-
-	show_columns(out, "name\ttype\tdev\tstate\tframes_in\tbytes_in\t"
-	    "frames_out\tbytes_out\tdrops\tcapture_drops" HISTORY_COLUMNS);
-	TAILQ_FOREACH(ifc, &d->ifaces, entry)
-		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
-		    "%llu\t%llu\t%llu%s\n", ifc->name, ifc->ops->type,
-		    iface_devname(ifc), ifc->up ? "up" : "down",
-		    (unsigned long long)ifc->c.frames_in,
-		    (unsigned long long)ifc->c.bytes_in,
-		    (unsigned long long)ifc->c.frames_out,
-		    (unsigned long long)ifc->c.bytes_out,
-		    (unsigned long long)iface_drops(ifc),
-		    (unsigned long long)iface_capture_drops(ifc),
-		    history_fields(d->history, HISTORY_IFACE, ifc->name,
-		    rates, sizeof(rates)));
-}
-
-static void
-show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
-    const struct fwd_port *port, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 s[24], t[24];
-
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\tstatic\n",
-	    stmt_match_format(src, s), stmt_match_format(dst, t),
-	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
-	    fwd_port_name(port), fwd_port_owner(port) != NULL ? "yes" : "no");
-}
-
-static void
-show_mac_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
-    uint64_t age_ms, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 m[ETHER_ADDR_STRLEN];
-
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\t-\tlearning\t-\n",
-	    ether_format(mac, m),
-	    fwd_port_kind(port) == FWD_LINK ? "link" : "interface",
-	    fwd_port_name(port), (unsigned long long)(age_ms / 1000));
 }
 
 static void
@@ -644,9 +604,6 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_ecn_cleared", vs.ecn_cleared);
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
-	routing_show_stats(d->routing, out);
-	if (d->control != NULL)
-		control_show_stats(d->control, out);
 }
 
 struct config_walk {
@@ -666,63 +623,15 @@ config_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	w->cb(&w->st, w->arg);
 }
 
-static void
-format_addr(int family, const uint8_t *a, uint16_t port, char *buf,
-    size_t len)
+static int
+module_link_made(struct vnetd *d, const struct link *l)
 {
-	char	 s[INET6_ADDRSTRLEN];
+	struct vnetd_module	*m;
 
-	if (inet_ntop(family == 4 ? AF_INET : AF_INET6, a, s, sizeof(s)) ==
-	    NULL)
-		snprintf(s, sizeof(s), "?");
-	snprintf(buf, len, family == 4 ? "%s:%u" : "[%s]:%u", s,
-	    (unsigned int)port);
-}
-
-static void
-show_flow_cb(const struct vcc_flow_info *fi, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 g[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
-	char		 target[24];
-
-	format_addr(fi->family, fi->gaddr, fi->gport, g, sizeof(g));
-	format_addr(fi->family, fi->raddr, fi->rport, r, sizeof(r));
-	if (fi->target == 0)
-		snprintf(target, sizeof(target), "-");
-	else
-		snprintf(target, sizeof(target), "%llu",
-		    (unsigned long long)fi->target);
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu.%03llu\t"
-	    "%lu\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%u/%u\t%s\t"
-	    "%llu\n", fi->iface, g, fi->guest_opened ? "->" : "<-", r,
-	    fi->state, fi->ecn,
-	    (unsigned long long)(fi->srtt_us / 1000),
-	    (unsigned long long)(fi->srtt_us % 1000),
-	    (unsigned long)fi->inflight, target,
-	    (unsigned long long)fi->rwnd, fi->active ? "yes" : "no",
-	    (unsigned long long)fi->ect, (unsigned long long)fi->ce,
-	    (unsigned long long)fi->ece, (unsigned long long)fi->cuts,
-	    (unsigned long long)fi->lowered,
-	    (unsigned int)fi->ws_guest, (unsigned int)fi->ws_remote, fi->cls,
-	    (unsigned long long)(fi->idle_us / 1000000));
-}
-
-static void
-show_vcc_cb(const struct vcc_if_info *ii, void *arg)
-{
-	struct evbuffer	*out = arg;
-	char		 share[24];
-
-	if (ii->share == 0)
-		snprintf(share, sizeof(share), "-");
-	else
-		snprintf(share, sizeof(share), "%llu",
-		    (unsigned long long)ii->share);
-	evbuffer_add_printf(out, "%s\t%s\t%s\t%zu\t%zu\t%llu\t%llu\n",
-	    ii->iface, ii->ecn_virtual ? "virtual" : "-", share, ii->flows,
-	    ii->active, (unsigned long long)ii->weight,
-	    (unsigned long long)ii->window);
+	MODULES(d, m)
+		if (m->link_made != NULL && m->link_made(m->arg, l))
+			return 1;
+	return 0;
 }
 
 /* The running state up to the routes. */
@@ -735,6 +644,7 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	struct link		*l;
 	struct sched_optent	*e;
 	struct sched_opts	 o;
+	struct vnetd_module	*m;
 
 #define START(k) do { memset(&st, 0, sizeof(st)); st.kind = (k); } while (0)
 #define SHOW_PATH(k, p) do {						\
@@ -782,14 +692,14 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	START(STMT_THREADS);
 	st.flag = d->ifenv.threads;
 	cb(&st, arg);
-	routing_config(d->routing, cb, arg);
-	if (d->http != NULL)
-		cb(http_conf(d->http), arg);
+	MODULES(d, m)
+		if (m->config != NULL)
+			m->config(m->arg, cb, arg);
 	listen_config(&d->listeners, cb, arg);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
 	TAILQ_FOREACH(l, &d->links.list, entry) {
-		if (!l->configured || routing_link_auto(d->routing, l))
+		if (!l->configured || module_link_made(d, l))
 			continue;
 		START(STMT_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", l->name);
@@ -902,41 +812,44 @@ vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
 	return buf;
 }
 
-#define SHOW_CONFIG_COMPARE_MAX	10000
-
-/*
- * After show config, a note (to standard error, not into the
- * configuration) when the running state is not the file's: reload would
- * undo changes made at run time and not saved.
- */
 static void
-show_config_note(struct vnetd *d, struct evbuffer *out)
+append(char *buf, size_t len, const char *s)
 {
-	char	 err[512];
-	size_t	 n;
+	size_t	 n = strlen(buf);
 
-	if (d->config_file[0] == '\0')
-		return;
-	/* Comparing pauses forwarding (0.2 s for 50,000 routes): not unasked. */
-	if (fwd_route_count(d->fwd) > SHOW_CONFIG_COMPARE_MAX) {
-		evbuffer_add_printf(out, "%%message note: not compared with "
-		    "%s (more than %d routes): vnetctl reload -n compares\n",
-		    d->config_file, SHOW_CONFIG_COMPARE_MAX);
-		return;
+	snprintf(buf + n, len - n, "%s", s);
+}
+
+/* show interfaces: the modules' columns (rates) follow the device's own. */
+static void
+show_interfaces(struct vnetd *d, struct evbuffer *out)
+{
+	struct vnetd_module	*m;
+	struct iface		*ifc;
+	char			 cols[256], more[512], buf[256];
+	const char		*p;
+
+	cols[0] = '\0';
+	MODULES(d, m)
+		if (m->columns != NULL &&
+		    (p = m->columns(m->arg, STMT_SHOW_INTERFACES)) != NULL)
+			append(cols, sizeof(cols), p);
+	iface_show_columns(cols, out);
+	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+		more[0] = '\0';
+		MODULES(d, m)
+			if (m->fields != NULL && (p = m->fields(m->arg,
+			    STMT_SHOW_INTERFACES, ifc->name, buf,
+			    sizeof(buf))) != NULL)
+				append(more, sizeof(more), p);
+		iface_show(ifc, more, out);
 	}
-	if (reload_preview(d, NULL, NULL, &n, err, sizeof(err)) == -1)
-		evbuffer_add_printf(out, "%%message note: %s\n", err);
-	else if (n > 0)
-		evbuffer_add_printf(out, "%%message note: the running state "
-		    "differs from %s: reload would make %zu change%s (vnetctl "
-		    "reload -n lists them; save writes this state there)\n",
-		    d->config_file, n, n == 1 ? "" : "s");
 }
 
 void
 vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 {
-	struct stmt	 st;
+	struct vnetd_module	*m;
 
 	switch (what) {
 	case STMT_SHOW_LINKS:
@@ -947,38 +860,27 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 		link_show_refused(&d->links, out);
 		break;
 	case STMT_SHOW_ROUTES:
-		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");
-		fwd_route_foreach(d->fwd, show_route_cb, out);
-		routing_show_routes(d->routing, out);
+		fwd_show_routes(d->fwd, out);
 		break;
 	case STMT_SHOW_INTERFACES:
 		show_interfaces(d, out);
 		break;
 	case STMT_SHOW_MACS:
-		show_columns(out, "mac\ttarget\tname\tage\tnode\tsource\t"
-		    "version");
-		fwd_mac_foreach(d->fwd, vnetd_now_ms(), show_mac_cb, out);
-		routing_show_macs(d->routing, out);
+		fwd_show_macs(d->fwd, vnetd_now_ms(), out);
 		break;
 	case STMT_SHOW_STATS:
 		show_stats(d, out);
 		break;
 	case STMT_SHOW_CONFIG:
 		vnetd_config(d, print_stmt, out);
-		show_config_note(d, out);
 		break;
 	case STMT_SHOW_LINK:
 		break;		/* vnetd_show_link(): it needs the name */
 	case STMT_SHOW_FLOWS:
-		show_columns(out, "interface\tguest\tdir\tremote\tstate\tecn\t"
-		    "srtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\tece\t"
-		    "cuts\tlowered\twscale\tclass\tidle");
-		vcc_flow_foreach(d->vcc, vnetd_now_us(), show_flow_cb, out);
+		vcc_show_flows(d->vcc, vnetd_now_us(), out);
 		break;
 	case STMT_SHOW_VCC:
-		show_columns(out, "interface\tecn\tshare\tflows\tactive\t"
-		    "weight\twindow");
-		vcc_if_foreach(d->vcc, vnetd_now_us(), show_vcc_cb, out);
+		vcc_show_interfaces(d->vcc, vnetd_now_us(), out);
 		break;
 	case STMT_SHOW_NODES:
 	case STMT_SHOW_TOPOLOGY:
@@ -986,11 +888,9 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
 	case STMT_SHOW_ADAPT:
-		memset(&st, 0, sizeof(st));
-		st.kind = STMT_SHOW;
-		st.show = what;
-		st.num = STMT_THRESHOLD_DEFAULT;
-		routing_show(d->routing, &st, out);
-		break;
+		break;		/* the control plane's alone */
 	}
+	MODULES(d, m)
+		if (m->show != NULL)
+			m->show(m->arg, what, out);
 }

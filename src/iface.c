@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "clock.h"
@@ -474,3 +475,23 @@ static const struct port_ops iface_port_ops = {
 	.features = iface_port_features,
 	.name = iface_port_name,
 };
+
+void
+iface_show_columns(const char *more, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%%columns %s%s\n", IFACE_SHOW_COLUMNS, more);
+}
+
+void
+iface_show(struct iface *ifc, const char *more, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\t"
+	    "%llu\t%llu%s\n", ifc->name, ifc->ops->type, iface_devname(ifc),
+	    ifc->up ? "up" : "down",
+	    (unsigned long long)ifc->c.frames_in,
+	    (unsigned long long)ifc->c.bytes_in,
+	    (unsigned long long)ifc->c.frames_out,
+	    (unsigned long long)ifc->c.bytes_out,
+	    (unsigned long long)iface_drops(ifc),
+	    (unsigned long long)iface_capture_drops(ifc), more);
+}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "config.h"
@@ -1186,4 +1187,30 @@ reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
 	config_clear(&cf);
 	free(r);
 	return ret;
+}
+
+#define RELOAD_NOTE_COMPARE_MAX	10000
+
+void
+reload_show_note(struct vnetd *d, struct evbuffer *out)
+{
+	char	 err[512];
+	size_t	 n;
+
+	if (d->config_file[0] == '\0')
+		return;
+	/* Comparing pauses forwarding (0.2 s for 50,000 routes): not unasked. */
+	if (fwd_route_count(d->fwd) > RELOAD_NOTE_COMPARE_MAX) {
+		evbuffer_add_printf(out, "%%message note: not compared with "
+		    "%s (more than %d routes): vnetctl reload -n compares\n",
+		    d->config_file, RELOAD_NOTE_COMPARE_MAX);
+		return;
+	}
+	if (reload_preview(d, NULL, NULL, &n, err, sizeof(err)) == -1)
+		evbuffer_add_printf(out, "%%message note: %s\n", err);
+	else if (n > 0)
+		evbuffer_add_printf(out, "%%message note: the running state "
+		    "differs from %s: reload would make %zu change%s (vnetctl "
+		    "reload -n lists them; save writes this state there)\n",
+		    d->config_file, n, n == 1 ? "" : "s");
 }

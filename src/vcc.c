@@ -33,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+
 #include "hash.h"
 #include "pkt.h"
 #include "vcc.h"
@@ -1440,4 +1443,80 @@ size_t
 vcc_flow_count(const struct vcc *v)
 {
 	return v->nflows;
+}
+
+static void
+vcc_show_addr(int family, const uint8_t *a, uint16_t port, char *buf,
+    size_t len)
+{
+	char	 s[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(family == 4 ? AF_INET : AF_INET6, a, s, sizeof(s)) ==
+	    NULL)
+		snprintf(s, sizeof(s), "?");
+	snprintf(buf, len, family == 4 ? "%s:%u" : "[%s]:%u", s,
+	    (unsigned int)port);
+}
+
+static void
+vcc_show_flow_cb(const struct vcc_flow_info *fi, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 g[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
+	char		 target[24];
+
+	vcc_show_addr(fi->family, fi->gaddr, fi->gport, g, sizeof(g));
+	vcc_show_addr(fi->family, fi->raddr, fi->rport, r, sizeof(r));
+	if (fi->target == 0)
+		snprintf(target, sizeof(target), "-");
+	else
+		snprintf(target, sizeof(target), "%llu",
+		    (unsigned long long)fi->target);
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%llu.%03llu\t"
+	    "%lu\t%s\t%llu\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%u/%u\t%s\t"
+	    "%llu\n", fi->iface, g, fi->guest_opened ? "->" : "<-", r,
+	    fi->state, fi->ecn,
+	    (unsigned long long)(fi->srtt_us / 1000),
+	    (unsigned long long)(fi->srtt_us % 1000),
+	    (unsigned long)fi->inflight, target,
+	    (unsigned long long)fi->rwnd, fi->active ? "yes" : "no",
+	    (unsigned long long)fi->ect, (unsigned long long)fi->ce,
+	    (unsigned long long)fi->ece, (unsigned long long)fi->cuts,
+	    (unsigned long long)fi->lowered,
+	    (unsigned int)fi->ws_guest, (unsigned int)fi->ws_remote, fi->cls,
+	    (unsigned long long)(fi->idle_us / 1000000));
+}
+
+void
+vcc_show_flows(struct vcc *v, uint64_t now_us, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%%columns interface\tguest\tdir\tremote\t"
+	    "state\tecn\tsrtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\t"
+	    "ece\tcuts\tlowered\twscale\tclass\tidle\n");
+	vcc_flow_foreach(v, now_us, vcc_show_flow_cb, out);
+}
+
+static void
+vcc_show_if_cb(const struct vcc_if_info *ii, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 share[24];
+
+	if (ii->share == 0)
+		snprintf(share, sizeof(share), "-");
+	else
+		snprintf(share, sizeof(share), "%llu",
+		    (unsigned long long)ii->share);
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%zu\t%zu\t%llu\t%llu\n",
+	    ii->iface, ii->ecn_virtual ? "virtual" : "-", share, ii->flows,
+	    ii->active, (unsigned long long)ii->weight,
+	    (unsigned long long)ii->window);
+}
+
+void
+vcc_show_interfaces(struct vcc *v, uint64_t now_us, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%%columns interface\tecn\tshare\tflows\t"
+	    "active\tweight\twindow\n");
+	vcc_if_foreach(v, now_us, vcc_show_if_cb, out);
 }

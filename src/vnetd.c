@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stddef.h>
@@ -19,10 +20,338 @@
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
+#include "history.h"
+#include "http.h"
 #include "link.h"
 #include "log.h"
 #include "paths.h"
 #include "priv.h"
+#include "reload.h"
+#include "routing.h"
+
+/*
+ * The layers above the daemon: reload (and SIGHUP), the control plane, the
+ * control socket, the status server and the history.  The daemon knows
+ * none of them; they are its modules (daemon.h), added in this order, in
+ * which the daemon calls them: the control plane's statistics come before
+ * the control socket's, its statements in the configuration before the
+ * status server's, and reload is cancelled before the control socket and
+ * the status server close.
+ */
+struct upper {
+	struct vnetd	*d;
+	struct event	*hup;
+};
+
+static void
+upper_hup_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct upper	*u = arg;
+	char		 err[512];
+
+	log_info("SIGHUP: reloading %s", u->d->config_file);
+	if (reload_start(u->d, NULL, NULL, NULL, err, sizeof(err)) == -1)
+		log_warnx("%s", err);
+}
+
+static int
+upper_reload_start(void *arg)
+{
+	struct upper	*u = arg;
+
+	if ((u->hup = evsignal_new(u->d->base, SIGHUP, upper_hup_cb, u)) ==
+	    NULL || event_add(u->hup, NULL) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+upper_reload_show(void *arg, enum stmt_show what, struct evbuffer *out)
+{
+	struct upper	*u = arg;
+
+	if (what == STMT_SHOW_CONFIG)
+		reload_show_note(u->d, out);
+}
+
+static void
+upper_reload_stop(void *arg)
+{
+	struct upper	*u = arg;
+
+	reload_cancel(u->d);
+}
+
+static void
+upper_reload_free(void *arg)
+{
+	struct upper	*u = arg;
+
+	if (u->hup != NULL)
+		event_free(u->hup);
+	u->hup = NULL;
+}
+
+static int
+upper_routing_apply(void *arg, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct upper	*u = arg;
+
+	return routing_apply(u->d->routing, st, err, errlen);
+}
+
+static uint16_t
+upper_routing_caps(void *arg)
+{
+	struct upper	*u = arg;
+
+	return routing_caps(u->d->routing);
+}
+
+static int
+upper_routing_start(void *arg)
+{
+	struct upper	*u = arg;
+
+	return routing_start(u->d->routing);
+}
+
+static void
+upper_routing_show(void *arg, enum stmt_show what, struct evbuffer *out)
+{
+	struct upper	*u = arg;
+	struct stmt	 st;
+
+	switch (what) {
+	case STMT_SHOW_ROUTES:
+		routing_show_routes(u->d->routing, out);
+		break;
+	case STMT_SHOW_MACS:
+		routing_show_macs(u->d->routing, out);
+		break;
+	case STMT_SHOW_STATS:
+		routing_show_stats(u->d->routing, out);
+		break;
+	case STMT_SHOW_NODES:
+	case STMT_SHOW_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC:
+	case STMT_SHOW_TRAFFIC_NODES:
+	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_ADAPT:
+		memset(&st, 0, sizeof(st));
+		st.kind = STMT_SHOW;
+		st.show = what;
+		st.num = STMT_THRESHOLD_DEFAULT;
+		routing_show(u->d->routing, &st, out);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+upper_routing_config(void *arg, void (*cb)(const struct stmt *, void *),
+    void *cbarg)
+{
+	struct upper	*u = arg;
+
+	routing_config(u->d->routing, cb, cbarg);
+}
+
+static int
+upper_routing_link_made(void *arg, const struct link *l)
+{
+	struct upper	*u = arg;
+
+	return routing_link_auto(u->d->routing, l);
+}
+
+static void
+upper_routing_free(void *arg)
+{
+	struct upper	*u = arg;
+
+	routing_free(u->d->routing);
+	u->d->routing = NULL;
+}
+
+static void
+upper_control_show(void *arg, enum stmt_show what, struct evbuffer *out)
+{
+	struct upper	*u = arg;
+
+	if (what == STMT_SHOW_STATS && u->d->control != NULL)
+		control_show_stats(u->d->control, out);
+}
+
+static void
+upper_control_stop(void *arg)
+{
+	struct upper	*u = arg;
+
+	if (u->d->control != NULL)
+		control_close(u->d->control);
+	u->d->control = NULL;
+}
+
+static int
+upper_http_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
+{
+	struct upper	*u = arg;
+
+	if (u->d->http != NULL) {
+		snprintf(err, errlen, "http: given twice");
+		return -1;
+	}
+	if ((u->d->http = http_new(u->d, st, err, errlen)) == NULL)
+		return -1;
+	return 0;
+}
+
+static void
+upper_http_config(void *arg, void (*cb)(const struct stmt *, void *),
+    void *cbarg)
+{
+	struct upper	*u = arg;
+
+	if (u->d->http != NULL)
+		cb(http_conf(u->d->http), cbarg);
+}
+
+static void
+upper_http_stop(void *arg)
+{
+	struct upper	*u = arg;
+
+	http_free(u->d->http);
+	u->d->http = NULL;
+}
+
+static void
+upper_history_tick(void *arg)
+{
+	struct upper	*u = arg;
+
+	history_collect(u->d->history, u->d);
+}
+
+static const char *
+upper_history_columns(void *arg, enum stmt_show what)
+{
+	return what == STMT_SHOW_INTERFACES ? HISTORY_COLUMNS : NULL;
+}
+
+static const char *
+upper_history_fields(void *arg, enum stmt_show what, const char *row,
+    char *buf, size_t len)
+{
+	struct upper	*u = arg;
+
+	if (what != STMT_SHOW_INTERFACES)
+		return NULL;
+	return history_fields(u->d->history, HISTORY_IFACE, row, buf, len);
+}
+
+static void
+upper_history_free(void *arg)
+{
+	struct upper	*u = arg;
+
+	history_free(u->d->history);
+	u->d->history = NULL;
+}
+
+/*
+ * The links call up through their hooks (link.h), with the daemon as arg:
+ * node records, links coming and going, and who made a link go to the
+ * control plane; the rates in show links come from the history.
+ */
+static int
+upper_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
+    const char **why)
+{
+	struct vnetd	*d = arg;
+
+	return routing_input(d->routing, l, p, n, why);
+}
+
+static void
+upper_link_up(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_up(d->routing, l);
+}
+
+static void
+upper_link_down(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_down(d->routing, l);
+}
+
+static const char *
+upper_link_origin(void *arg, const struct link *l, char *trigger,
+    size_t len, const char **reason)
+{
+	struct vnetd	*d = arg;
+
+	return routing_link_origin(d->routing, l, trigger, len, reason);
+}
+
+static const char *
+upper_link_history(void *arg, const char *name, char *buf, size_t len)
+{
+	struct vnetd	*d = arg;
+
+	return history_fields(d->history, HISTORY_LINK, name, buf, len);
+}
+
+/* After vnetd_init(); u lives as long as d.  0, or -1 (out of memory). */
+static int
+upper_add(struct upper *u, struct vnetd *d)
+{
+	const struct vnetd_module mods[] = {
+		{ .name = "reload", .arg = u, .start = upper_reload_start,
+		  .show = upper_reload_show, .stop = upper_reload_stop,
+		  .free = upper_reload_free },
+		{ .name = "routing", .arg = u,
+		  .kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
+		  .nkinds = 3, .apply = upper_routing_apply,
+		  .caps = upper_routing_caps, .start = upper_routing_start, .show = upper_routing_show,
+		  .config = upper_routing_config,
+		  .link_made = upper_routing_link_made,
+		  .free = upper_routing_free },
+		{ .name = "control", .arg = u, .show = upper_control_show,
+		  .stop = upper_control_stop },
+		{ .name = "http", .arg = u, .kinds = { STMT_HTTP },
+		  .nkinds = 1, .apply = upper_http_apply,
+		  .config = upper_http_config, .stop = upper_http_stop },
+		{ .name = "history", .arg = u, .tick = upper_history_tick,
+		  .columns = upper_history_columns,
+		  .fields = upper_history_fields,
+		  .free = upper_history_free },
+	};
+	size_t	 i;
+
+	memset(u, 0, sizeof(*u));
+	u->d = d;
+	if ((d->routing = routing_new(d)) == NULL ||
+	    (d->history = history_new()) == NULL)
+		return -1;
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+		if (vnetd_module_add(d, &mods[i]) == -1)
+			return -1;
+	d->links.hooks.node = upper_link_node;
+	d->links.hooks.up = upper_link_up;
+	d->links.hooks.down = upper_link_down;
+	d->links.hooks.origin = upper_link_origin;
+	d->links.hooks.history = upper_link_history;
+	d->links.hooks.history_columns = HISTORY_COLUMNS;
+	return 0;
+}
 
 static void
 usage(FILE *fp)
@@ -141,13 +470,14 @@ static int
 check_system(const struct config *cf)
 {
 	struct vnetd	 d;
+	struct upper	 u;
 	const struct stmt *st;
 	struct stmt	 tmp;
 	char		 err[512];
 	int		 errors = 0, has_tls = 0, line;
 	size_t		 i;
 
-	if (vnetd_init(&d) == -1) {
+	if (vnetd_init(&d) == -1 || upper_add(&u, &d) == -1) {
 		fprintf(stderr, "vnetd: initialising: %s\n", strerror(errno));
 		return 1;
 	}
@@ -326,6 +656,7 @@ int
 main(int argc, char **argv)
 {
 	struct vnetd	 d;
+	struct upper	 u;
 	struct config	 cf;
 	struct stmt	 tmp;
 	const char	*conffile = VNETD_CONF, *sock = NULL, *pidfile = NULL;
@@ -398,7 +729,7 @@ main(int argc, char **argv)
 	log_init("vnetd", foreground, verbose);
 	config_warnings(&cf, log_warning, NULL);
 	check_routes(&cf, log_warning);
-	if (vnetd_init(&d) == -1)
+	if (vnetd_init(&d) == -1 || upper_add(&u, &d) == -1)
 		fatal("initialising");
 	/* Settings, listeners, interfaces, links, routes: each finds what it names. */
 	qsort(cf.lines.v, cf.lines.n, sizeof(cf.lines.v[0]), cmp_order);

@@ -1,0 +1,54 @@
+#include <stdint.h>
+#include <stdio.h>
+
+#include <event2/buffer.h>
+
+#include "ether.h"
+#include "fwd.h"
+
+static const char *
+fwd_show_kind(const struct fwd_port *port)
+{
+	return fwd_port_kind(port) == FWD_LINK ? "link" : "interface";
+}
+
+static void
+fwd_show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
+    const struct fwd_port *port, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 s[24], t[24];
+
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\tstatic\n",
+	    stmt_match_format(src, s), stmt_match_format(dst, t),
+	    fwd_show_kind(port), fwd_port_name(port),
+	    fwd_port_owner(port) != NULL ? "yes" : "no");
+}
+
+void
+fwd_show_routes(struct fwd *f, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%%columns src\tdst\ttarget\tname\tactive\t"
+	    "kind\n");
+	fwd_route_foreach(f, fwd_show_route_cb, out);
+}
+
+static void
+fwd_show_mac_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
+    uint64_t age_ms, void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 m[ETHER_ADDR_STRLEN];
+
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%llu\t-\tlearning\t-\n",
+	    ether_format(mac, m), fwd_show_kind(port), fwd_port_name(port),
+	    (unsigned long long)(age_ms / 1000));
+}
+
+void
+fwd_show_macs(struct fwd *f, uint64_t now_ms, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "%%columns mac\ttarget\tname\tage\tnode\t"
+	    "source\tversion\n");
+	fwd_mac_foreach(f, now_ms, fwd_show_mac_cb, out);
+}
