@@ -8,10 +8,11 @@
 # guest 2, over `adapt shortcuts` threshold, and host1 dials host2: the
 # proxy's page draws that third link, which only the node records tell it
 # of, and its traffic matrix and application topology have the pair; the
-# page host1 serves marks the link to host2 auto and the one to the proxy
-# not, and its interface charts have points.  A screenshot of host1's page
-# is saved next to this test's log (tests/it-http-page-auto.png;
-# doc/status.png is a copy).  Skipped without Chromium.
+# pages host1 and host2 serve mark the link between them auto (host1
+# dialled it) and their links to the proxy not, and host1's interface
+# charts have points.  A screenshot of host1's page is saved next to this
+# test's log (tests/it-http-page-auto.png; doc/status.png is a copy).
+# Skipped without Chromium.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -86,6 +87,10 @@ wait_for 15 listed || fail "the proxy's records do not list host1-host2: $(vctl 
 pair() { vctl proxy -t show traffic topology | grep -q "^$G1	$G2	"; }
 wait_for 15 pair || fail "no inferred pair on the proxy: $(vctl proxy show traffic topology)"
 
+# Which of the proxy's links are shortcuts is not checked: `show links`
+# there says `auto` ("dialled by the peer") of every link a node whose
+# name sorts first dialled, hand-written ones too, and the page shows what
+# the daemon says.
 page proxy after
 out=$(check after '
 sorted(d["nodes"]) == ["host1", "host2", "proxy"] and
@@ -102,6 +107,12 @@ sorted(d["points"]["icharts"]) == ["guest", "second"] and
 all(len(v) == 2 and min(v) >= 5 for v in d["points"]["icharts"].values())') ||
 	fail "host1's page is not right: $out"
 say "host1's page: $out"
+page host2 host2
+out=$(check host2 '
+pairs == [("host1", "host2"), ("host1", "proxy"), ("host2", "proxy")] and
+auto == [("host1", "host2")] and not down') ||
+	fail "host2's page is not right: $out"
+say "host2's page: $out"
 ip netns exec "$(ns host1)" chromium --headless --no-sandbox --disable-gpu \
 	--user-data-dir="$TMPD/chromium-host1" --virtual-time-budget=5000 \
 	--screenshot="$TMPD/shot.png" --window-size=1100,1000 "http://127.0.0.1:$HP/" \
