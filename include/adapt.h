@@ -113,7 +113,6 @@ void		 adapt_set_conf(struct adapt *, const struct adapt_conf *);
 const struct adapt_conf *adapt_conf(const struct adapt *);
 /* `adapt off|on`: off drains every shortcut and makes none. */
 void		 adapt_pause(struct adapt *, int off);
-int		 adapt_paused(const struct adapt *);
 
 /*
  * One peer's view this round: the pair's guest traffic in bytes/s (both

@@ -65,12 +65,6 @@ int	gso_check(const struct gso_hdr *, const uint8_t *frame, size_t len,
 int	gso_is_plain(const struct gso_hdr *);
 
 /*
- * Completes a NEEDS_CSUM checksum in place (frame without GSO).  -1 if the
- * offsets lie outside the frame.
- */
-int	gso_csum(const struct gso_hdr *, uint8_t *frame, size_t len);
-
-/*
  * Cuts a TCP super-frame into segments of at most gso_size payload bytes,
  * each a complete frame with correct IP lengths and ids, TCP sequence
  * numbers, flags (FIN and PSH on the last only, CWR on the first only) and

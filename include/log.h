@@ -12,7 +12,6 @@
 #include <stdarg.h>
 
 void	log_init(const char *progname, int foreground, int verbose);
-void	log_setverbose(int verbose);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

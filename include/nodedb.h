@@ -79,8 +79,6 @@ int		 nodedb_originate(struct nodedb *, const uint8_t *raw, size_t n,
  */
 size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
 		    void (*cb)(const char *name, void *), void *arg);
-/* Removes one node's record (not our own); 0, or -1 if none. */
-int		 nodedb_remove(struct nodedb *, const char *name);
 
 const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
 /* The records, ours included, in name order: i in 0..nodedb_count()-1. */
@@ -88,7 +86,6 @@ const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
 int		 nodedb_index(const struct nodedb *, const char *name);
 size_t		 nodedb_count(const struct nodedb *);
 const struct nodedb_entry *nodedb_at(const struct nodedb *, size_t i);
-const char	*nodedb_self(const struct nodedb *);
 void		 nodedb_stats(const struct nodedb *, struct nodedb_stats *);
 const char	*nodedb_result_name(enum nodedb_result);
 

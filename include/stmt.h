@@ -30,8 +30,10 @@
  *                                           changes, applied to nothing)
  *   save [PATH]                             (control socket only)
  *   show link NAME
- *   set-link NAME LINKOPT...                (options by link name: now, and
- *                                           whenever a link NAME comes up)
+ *   set-link NAME [queue BYTES] [LINKOPT...]
+ *                                           (one at least; options by link
+ *                                           name: now, and whenever a link
+ *                                           NAME comes up)
  *
  * LINKOPT, each at most once:
  *   rate RATE|none                          RATE: a number (a decimal point
@@ -42,6 +44,9 @@
  *   congestion CC|default                   CC: 1..15 characters of
  *                                           [a-z0-9_-], as the kernel names
  *                                           TCP congestion controls
+ *
+ * The other statements: settings, vcc, routing and status.
+ *
  *   tls-cert FILE | tls-key FILE | tls-ca FILE | tls-crl FILE
  *   control-group GROUP
  *   user NAME
@@ -56,7 +61,10 @@
  *                                           SECONDS 1..1200; num (0: default)
  *   advertise HOST:PORT                     where peers may reach this node
  *   http ADDR:PORT [allow CIDR[,CIDR...]]   the read-only status server
- *   show nodes|topology|traffic
+ *   adapt shortcuts yes|no [threshold RATE] [hold SECONDS] [idle SECONDS]
+ *       [max N]
+ *   adapt off|on
+ *   show nodes|topology|traffic|adapt
  *   show traffic nodes
  *   show traffic topology [THRESHOLD]       THRESHOLD 0..1 (default 0.1),
  *                                           kept in num as permille
@@ -263,7 +271,7 @@ struct stmt {
 							   interface qemu */
 	struct stmt_match	src, dst;		/* route */
 	enum stmt_target	target;			/* route */
-	/* learn, routing auto; reload -n */
+	/* learn, offload, threads, adapt shortcuts, routing auto; reload -n */
 	int			flag;
 	unsigned int		num;	/* keepalive, routing refresh, threshold */
 	enum stmt_show		show;			/* show */
@@ -325,10 +333,6 @@ char	*stmt_match_format(const struct stmt_match *m, char *buf);
 /* Formats HOST:PORT, bracketing IPv6 literals.  buf >= STMT_HOST_MAX + 9. */
 char	*stmt_hostport_format(const struct stmt_hostport *hp, char *buf, size_t len);
 
-/* Formats one allow list entry "ADDR/PLEN".  buf >= STMT_CIDR_STRLEN. */
-#define STMT_CIDR_STRLEN	(46 + 4)
-char	*stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len);
-
 /*
  * The keyword of a kind and op as the printer writes it ("link",
  * "del-link", "tls-cert"); NULL if there is none.
@@ -349,14 +353,10 @@ void	 stmt_route_fill(struct stmt *st, const struct stmt_match *src,
 
 /* Formats a rate (bit/s) as the parser reads it: "10mbit"; buf >= 32. */
 char	*stmt_rate_format(uint64_t bps, char *buf, size_t len);
-/* Formats a time (us): "5ms", "250us"; buf >= 32. */
-char	*stmt_time_format(uint32_t us, char *buf, size_t len);
 
 /* Validators the parser uses, exported for the daemon and the tests. */
 int	 stmt_valid_name(const char *s);
 int	 stmt_valid_dev(const char *s);
-int	 stmt_valid_congestion(const char *s);
-int	 stmt_valid_account(const char *s);
 
 /* 1 when addr (4 or 16 bytes of family AF_INET or AF_INET6) is in c. */
 int	 stmt_cidr_match(const struct stmt_cidr *, int family,

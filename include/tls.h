@@ -3,8 +3,9 @@
  * tls-ca and tls-crl, used for both directions.  TLS 1.3 only, with
  * AES-GCM or ChaCha20-Poly1305; both sides present a certificate, and each
  * checks the other's chain against tls-ca (and the CRL, when there is one).
- * Which node a certificate is for is the link's business: tls_cert_names()
- * says whether it names a node, exactly, in its subject CN or a DNS SAN.
+ * Which node a certificate is for is the link's business: tls_check_peer()
+ * says whether the peer's names a node, exactly, in its subject CN or a DNS
+ * SAN.
  */
 #ifndef VNET_TLS_H
 #define VNET_TLS_H
@@ -30,9 +31,6 @@ struct tls_files {
  */
 SSL_CTX	*tls_ctx_new(const struct tls_files *, const char *node, char *err,
 	    size_t errlen, char *warn, size_t warnlen);
-
-/* 1 if the certificate's subject CN or one of its DNS SANs is node. */
-int	 tls_cert_names(X509 *, const char *node);
 
 /*
  * After the handshake: whether the peer's certificate names node.  0, or -1

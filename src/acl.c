@@ -51,7 +51,8 @@ prefix_match(const uint8_t *a, const uint8_t *net, unsigned int plen)
 	return (a[full] & mask) == (net[full] & mask);
 }
 
-int
+/* 1 if sa (AF_INET or AF_INET6) is in one of the n blocks. */
+static int
 acl_match(const struct stmt_cidr *list, size_t n, const struct sockaddr *sa)
 {
 	const uint8_t	*addr;
@@ -71,7 +72,8 @@ acl_match(const struct stmt_cidr *list, size_t n, const struct sockaddr *sa)
 	return 0;
 }
 
-int
+/* 1 if sa is a loopback address: 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104. */
+static int
 acl_loopback(const struct sockaddr *sa)
 {
 	static const uint8_t	 v6lo[16] = { [15] = 1 };

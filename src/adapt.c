@@ -96,12 +96,6 @@ adapt_pause(struct adapt *a, int off)
 	a->off = off;
 }
 
-int
-adapt_paused(const struct adapt *a)
-{
-	return a->off;
-}
-
 static int
 lookup(const struct adapt *a, const char *name, size_t *at)
 {

@@ -88,7 +88,11 @@ gso_check(const struct gso_hdr *h, const uint8_t *frame, size_t len,
 	return 0;
 }
 
-int
+/*
+ * Completes a NEEDS_CSUM checksum in place (frame without GSO).  -1 if the
+ * offsets lie outside the frame.
+ */
+static int
 gso_csum(const struct gso_hdr *h, uint8_t *frame, size_t len)
 {
 	uint16_t	 c;

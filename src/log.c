@@ -51,12 +51,6 @@ log_init(const char *progname, int foreground, int verbose)
 		openlog(logcfg.name, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-void
-log_setverbose(int verbose)
-{
-	logcfg.verbose = verbose;
-}
-
 static void
 vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 {

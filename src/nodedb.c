@@ -208,19 +208,6 @@ nodedb_age(struct nodedb *db, uint64_t now_ms,
 	return gone;
 }
 
-int
-nodedb_remove(struct nodedb *db, const char *name)
-{
-	size_t	 at;
-	int	 found;
-
-	at = find(db, name, &found);
-	if (!found || db->e[at].self)
-		return -1;
-	erase(db, at);
-	return 0;
-}
-
 const struct nodedb_entry *
 nodedb_get(const struct nodedb *db, const char *name)
 {
@@ -251,12 +238,6 @@ const struct nodedb_entry *
 nodedb_at(const struct nodedb *db, size_t i)
 {
 	return i < db->n ? &db->e[i] : NULL;
-}
-
-const char *
-nodedb_self(const struct nodedb *db)
-{
-	return db->self;
 }
 
 void

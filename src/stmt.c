@@ -33,6 +33,8 @@
 /* A bad token is quoted in a message, cut so the message stays readable. */
 #define SHOW_MAX	40
 #define SHOW_LEN	(SHOW_MAX + sizeof("..."))
+/* One allow list entry "ADDR/PLEN", as stmt_cidr_format() writes it. */
+#define STMT_CIDR_STRLEN	(46 + 4)
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -70,7 +72,7 @@ static int	args_name(struct parser *, struct stmt *);
 static int	args_listen(struct parser *, struct stmt *);
 static int	args_path(struct parser *, struct stmt *);
 static int	args_keepalive(struct parser *, struct stmt *);
-static int	args_learn(struct parser *, struct stmt *);
+static int	args_flag(struct parser *, struct stmt *);
 static int	args_interface(struct parser *, struct stmt *);
 static int	args_link(struct parser *, struct stmt *);
 static int	args_route(struct parser *, struct stmt *);
@@ -86,6 +88,9 @@ static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
 static int	args_adapt(struct parser *, struct stmt *);
 static int	args_http(struct parser *, struct stmt *);
+static char	*stmt_cidr_format(const struct stmt_cidr *, char *, size_t);
+static int	 stmt_valid_congestion(const char *);
+static int	 stmt_valid_account(const char *);
 
 #define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
 			"config, link NAME, refused, flows, vcc, nodes, " \
@@ -117,7 +122,7 @@ static const struct keyword keywords[] = {
 	{ "keepalive",	STMT_KEEPALIVE,	STMT_OP_SET,
 	    args_keepalive,	"SECONDS (1..3600)" },
 	{ "learn",	STMT_LEARN,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "interface",	STMT_INTERFACE,	STMT_OP_SET,
 	    args_interface,	IFACE_USAGE },
 	{ "add-interface",	STMT_INTERFACE,	STMT_OP_SET,
@@ -167,9 +172,9 @@ static const struct keyword keywords[] = {
 	{ "del-vcc",	STMT_VCC,	STMT_OP_DEL,
 	    args_vcc,	DELVCC_USAGE },
 	{ "offload",	STMT_OFFLOAD,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "threads",	STMT_THREADS,	STMT_OP_SET,
-	    args_learn,	"yes or no" },
+	    args_flag,	"yes or no" },
 	{ "routing",	STMT_ROUTING,	STMT_OP_SET,
 	    args_routing, "auto [refresh SECONDS] or static" },
 	{ "advertise",	STMT_ADVERTISE,	STMT_OP_SET,
@@ -209,7 +214,7 @@ static const struct word iftype_words[] = {
 	{ "qemu",	STMT_IF_QEMU },
 };
 
-static const struct word learn_words[] = {
+static const struct word yesno_words[] = {
 	{ "yes",	1 },
 	{ "no",		0 },
 };
@@ -871,18 +876,28 @@ args_keepalive(struct parser *p, struct stmt *st)
 	return end(p, 2);
 }
 
+/* Token t, yes or no, as 1 or 0 in *v; anything else is an error. */
 static int
-args_learn(struct parser *p, struct stmt *st)
+yesno_arg(struct parser *p, const struct token *t, int *v)
+{
+	char	 b[SHOW_LEN];
+
+	if (word_value(yesno_words, nitems(yesno_words), t->s, v) == -1)
+		return fail(p, t->col,
+		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	return 0;
+}
+
+/* The statements that are one switch (learn, offload, threads): flag. */
+static int
+args_flag(struct parser *p, struct stmt *st)
 {
 	const struct token	*t;
-	char			 b[SHOW_LEN];
 
 	if ((t = arg(p, 1)) == NULL)
 		return -1;
-	if (word_value(learn_words, nitems(learn_words), t->s,
-	    &st->flag) == -1)
-		return fail(p, t->col,
-		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	if (yesno_arg(p, t, &st->flag) == -1)
+		return -1;
 	return end(p, 2);
 }
 
@@ -938,12 +953,8 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 	case IOPT_PROMISC:
 	case IOPT_UP:
 	case IOPT_PERSIST:
-		if (word_value(learn_words, nitems(learn_words), v->s,
-		    opt == IOPT_UP ? &st->up : opt == IOPT_PERSIST ?
-		    &st->persist : &st->promisc) == -1)
-			return fail(p, v->col, "invalid value '%s' "
-			    "(expected yes or no)", show(b, v->s));
-		return 0;
+		return yesno_arg(p, v, opt == IOPT_UP ? &st->up :
+		    opt == IOPT_PERSIST ? &st->persist : &st->promisc);
 	case IOPT_BUFFER:
 		if (parse_bytes(v->s, &st->buffer) == -1)
 			return fail(p, v->col, "invalid buffer size '%s' "
@@ -1127,7 +1138,8 @@ stmt_rate_format(uint64_t bps, char *buf, size_t len)
 	return format_scaled(bps, rate_units, nitems(rate_units), buf, len);
 }
 
-char *
+/* Formats a time (us): "5ms", "250us"; buf >= 32. */
+static char *
 stmt_time_format(uint32_t us, char *buf, size_t len)
 {
 	/* Seconds read less well than milliseconds at these scales. */
@@ -1477,10 +1489,8 @@ args_adapt(struct parser *p, struct stmt *st)
 		    "shortcuts, off or on)", show(b, t->s));
 	if ((t = arg(p, 2)) == NULL)
 		return -1;
-	if (word_value(learn_words, nitems(learn_words), t->s,
-	    &st->flag) == -1)
-		return fail(p, t->col,
-		    "invalid value '%s' (expected yes or no)", show(b, t->s));
+	if (yesno_arg(p, t, &st->flag) == -1)
+		return -1;
 	for (i = 3; i < p->ntok; i += 2) {
 		t = &p->tok[i];
 		if ((v = arg(p, i + 1)) == NULL)
@@ -2164,7 +2174,8 @@ stmt_match_format(const struct stmt_match *m, char *buf)
 	return buf;
 }
 
-char *
+/* Formats one allow list entry "ADDR/PLEN".  buf >= STMT_CIDR_STRLEN. */
+static char *
 stmt_cidr_format(const struct stmt_cidr *c, char *buf, size_t len)
 {
 	char	 a[INET6_ADDRSTRLEN];
@@ -2384,7 +2395,7 @@ stmt_valid_name(const char *s)
 }
 
 /* As the kernel names them: "cubic", "bbr", "reno", "dctcp", "bbr3". */
-int
+static int
 stmt_valid_congestion(const char *s)
 {
 	size_t	 i;
@@ -2405,7 +2416,7 @@ stmt_valid_dev(const char *s)
 }
 
 /* Portable user and group names (POSIX), as useradd takes them. */
-int
+static int
 stmt_valid_account(const char *s)
 {
 	return s[0] != '-' && name_chars(s, STMT_ACCOUNT_MAX);

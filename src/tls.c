@@ -18,6 +18,8 @@
 			"TLS_AES_128_GCM_SHA256"
 #define TLS_VERIFY_DEPTH	4
 
+static int	tls_cert_names(X509 *, const char *node);
+
 /* The reason of the last OpenSSL error, or what the caller says. */
 static const char *
 last_error(const char *otherwise)
@@ -251,10 +253,11 @@ asn1_is(const ASN1_STRING *a, const char *s)
 }
 
 /*
- * Exact comparison, not X509_check_host(): node names are not host names
- * (case matters, '_' is allowed) and a wildcard must never match one.
+ * 1 if the certificate's subject CN or one of its DNS SANs is node.  Exact
+ * comparison, not X509_check_host(): node names are not host names (case
+ * matters, '_' is allowed) and a wildcard must never match one.
  */
-int
+static int
 tls_cert_names(X509 *cert, const char *node)
 {
 	GENERAL_NAMES		*sans;

@@ -179,6 +179,17 @@ struct mods {
 	uint16_t	 win;
 };
 
+/* A TCP segment on its way through vcc_frame(). */
+struct seg {
+	struct pkt		 p;
+	struct pkt_tcpopt	 o;		/* read only where needed */
+	enum vcc_dir		 dir;
+	struct vcc_key		 k;
+	uint32_t		 h;
+	int			 syn, synack;
+	int			 pickup;	/* may pick up its connection */
+};
+
 struct vcc *
 vcc_new(size_t max_flows, uint64_t seed)
 {
@@ -1084,159 +1095,268 @@ apply_mods(uint8_t *out, struct pkt *p, const struct mods *m, int partial)
 		pkt_tcp_set_win(out, p, m->win, partial);
 }
 
-enum vcc_verdict
-vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
-    const uint8_t *in, size_t len, uint8_t *out, int partial, uint64_t now)
+/* A frame, parsed: 0 for a whole TCP segment, -1 for what passes untouched. */
+static int
+seg_parse(struct vcc *v, struct seg *s, const uint8_t *in, size_t len,
+    enum vcc_dir dir)
 {
-	struct pkt		 p;
-	struct pkt_tcpopt	 o;
-	struct vcc_key		 k;
-	struct vcc_if		*vif;
-	struct vcc_flow		*f;
-	struct mods		 m;
-	size_t			 alen;
-	uint32_t		 h;
-	uint64_t		 target;
-	int			 syn, synack, pickup;
-
-	v->st.frames++;
-	switch (pkt_parse(&p, in, len)) {
+	switch (pkt_parse(&s->p, in, len)) {
 	case PKT_OK:
 		break;
 	case PKT_NOT_IP:
-		return VCC_PASS;
+		return -1;
 	case PKT_TRUNCATED:
 		v->st.truncated++;
-		return VCC_PASS;
+		return -1;
 	case PKT_MALFORMED:
 		v->st.malformed++;
-		return VCC_PASS;
+		return -1;
 	}
-	if (!p.tcp)
-		return VCC_PASS;
+	if (!s->p.tcp)
+		return -1;
 	v->st.tcp++;
-	syn = (p.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
-	synack = (p.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK);
+	s->dir = dir;
+	s->syn = (s->p.flags & (TCP_SYN | TCP_ACK)) == TCP_SYN;
+	s->synack = (s->p.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK);
 	/* A connection's data segment may pick it up (not a FIN or RST). */
-	pickup = !syn && !synack && p.payload > 0 &&
-	    (p.flags & (TCP_ACK | TCP_SYN | TCP_FIN | TCP_RST)) == TCP_ACK;
-	if ((vif = syn || pickup ? vif_get(v, ifname) :
-	    vif_find(v, ifname)) == NULL) {
+	s->pickup = !s->syn && !s->synack && s->p.payload > 0 &&
+	    (s->p.flags & (TCP_ACK | TCP_SYN | TCP_FIN | TCP_RST)) == TCP_ACK;
+	memset(&s->o, 0, sizeof(s->o));
+	return 0;
+}
+
+/*
+ * The interface's record: made for a segment that may start a flow, only
+ * found for the rest (an interface without flows or policies has none).
+ */
+static struct vcc_if *
+seg_vif(struct vcc *v, const struct seg *s, const char *ifname)
+{
+	struct vcc_if	*vif;
+
+	if ((vif = s->syn || s->pickup ? vif_get(v, ifname) :
+	    vif_find(v, ifname)) == NULL)
 		v->st.untracked++;
-		return VCC_PASS;
-	}
+	return vif;
+}
 
-	memset(&k, 0, sizeof(k));
-	k.family = (uint8_t)p.ipver;
-	alen = p.ipver == 4 ? 4 : 16;
-	if (dir == VCC_FROM_GUEST) {
-		memcpy(k.gaddr, p.saddr, alen);
-		memcpy(k.raddr, p.daddr, alen);
-		k.gport = p.sport;
-		k.rport = p.dport;
+/* The flow's key, seen from the guest whichever way the segment goes. */
+static void
+seg_key(struct seg *s)
+{
+	const struct pkt *p = &s->p;
+	struct vcc_key	*k = &s->k;
+	size_t		 alen = p->ipver == 4 ? 4 : 16;
+
+	memset(k, 0, sizeof(*k));
+	k->family = (uint8_t)p->ipver;
+	if (s->dir == VCC_FROM_GUEST) {
+		memcpy(k->gaddr, p->saddr, alen);
+		memcpy(k->raddr, p->daddr, alen);
+		k->gport = p->sport;
+		k->rport = p->dport;
 	} else {
-		memcpy(k.gaddr, p.daddr, alen);
-		memcpy(k.raddr, p.saddr, alen);
-		k.gport = p.dport;
-		k.rport = p.sport;
+		memcpy(k->gaddr, p->daddr, alen);
+		memcpy(k->raddr, p->saddr, alen);
+		k->gport = p->dport;
+		k->rport = p->sport;
 	}
-	h = key_hash(v, vif, &k);
-	f = flow_lookup(v, vif, &k, h);
+}
 
-	pickup = pickup && f == NULL;
-	memset(&o, 0, sizeof(o));
-	if ((syn || synack || pickup || (f != NULL && f->ts)) &&
-	    pkt_tcp_options(&p, in, &o) == -1) {
-		v->st.bad_options++;
-		/* Unknown scales: such a flow cannot be throttled rightly. */
-		if (f != NULL && (syn || synack))
-			flow_end(v, f);
-		else if (f == NULL)
-			vif_release(v, vif);
-		return VCC_PASS;
+/* The segment's flow in the table, or NULL; only an unknown one picks up. */
+static struct vcc_flow *
+seg_lookup(struct vcc *v, struct vcc_if *vif, struct seg *s)
+{
+	struct vcc_flow	*f;
+
+	seg_key(s);
+	s->h = key_hash(v, vif, &s->k);
+	f = flow_lookup(v, vif, &s->k, s->h);
+	s->pickup = s->pickup && f == NULL;
+	return f;
+}
+
+/*
+ * The TCP options, read where they matter: the handshake, a pick-up, a flow
+ * with timestamps.  -1 if they are malformed, after letting go of what the
+ * segment would have started.
+ */
+static int
+seg_options(struct vcc *v, struct vcc_if *vif, struct vcc_flow *f,
+    struct seg *s, const uint8_t *in)
+{
+	if (!(s->syn || s->synack || s->pickup || (f != NULL && f->ts)))
+		return 0;
+	if (pkt_tcp_options(&s->p, in, &s->o) != -1)
+		return 0;
+	v->st.bad_options++;
+	/* Unknown scales: such a flow cannot be throttled rightly. */
+	if (f != NULL && (s->syn || s->synack))
+		flow_end(v, f);
+	else if (f == NULL)
+		vif_release(v, vif);
+	return -1;
+}
+
+/* The SYN that opened f, sent again (the same ISN the same way). */
+static int
+syn_repeated(const struct vcc_flow *f, const struct seg *s)
+{
+	int	 from_guest = s->dir == VCC_FROM_GUEST;
+
+	return f->guest_opened == from_guest &&
+	    f->state <= ST_SYN_RECEIVED &&
+	    (from_guest ? f->g_una : f->r_nxt - 1) == s->p.seq;
+}
+
+/* A SYN's flow: f itself for a repeated SYN, else a new one. */
+static struct vcc_flow *
+flow_open(struct vcc *v, struct vcc_if *vif, struct vcc_flow *f,
+    const struct seg *s, struct mods *m, uint64_t now)
+{
+	/* A new ISN is a new connection on the same tuple. */
+	if (f != NULL && !syn_repeated(f, s)) {
+		flow_unlink(v, f);
+		free(f);
+		f = NULL;
 	}
-	memset(&m, 0, sizeof(m));
-	if (syn) {
-		/* A new ISN is a new connection on the same tuple. */
-		if (f != NULL && !(f->guest_opened == (dir == VCC_FROM_GUEST) &&
-		    f->state <= ST_SYN_RECEIVED &&
-		    (dir == VCC_FROM_GUEST ? f->g_una : f->r_nxt - 1) ==
-		    p.seq)) {
-			flow_unlink(v, f);
-			free(f);
-			f = NULL;
-		}
-		if (f == NULL && (f = flow_new(v, vif, &k, h, now)) == NULL) {
+	if (f == NULL && (f = flow_new(v, vif, &s->k, s->h, now)) == NULL) {
+		vif_release(v, vif);
+		return NULL;
+	}
+	on_syn(v, f, &s->p, &s->o, s->dir, m);
+	flow_classify(v, f);
+	return f;
+}
+
+/*
+ * The flow the segment belongs to: opened by a SYN, picked up by data,
+ * completed by a SYN-ACK, or NULL when the segment is not tracked.
+ */
+static struct vcc_flow *
+seg_flow(struct vcc *v, struct vcc_if *vif, struct vcc_flow *f,
+    const struct seg *s, struct mods *m, uint64_t now)
+{
+	if (s->syn)
+		return flow_open(v, vif, f, s, m, now);
+	if (f == NULL && s->pickup) {
+		if ((f = flow_new(v, vif, &s->k, s->h, now)) == NULL) {
 			vif_release(v, vif);
-			return VCC_PASS;
+			return NULL;
 		}
-		on_syn(v, f, &p, &o, dir, &m);
-		flow_classify(v, f);
-	} else if (f == NULL && pickup) {
-		if ((f = flow_new(v, vif, &k, h, now)) == NULL) {
-			vif_release(v, vif);
-			return VCC_PASS;
-		}
-		flow_pickup(v, f, &p, &o, dir);
+		flow_pickup(v, f, &s->p, &s->o, s->dir);
 		flow_classify(v, f);
 	} else if (f == NULL) {
 		v->st.untracked++;
 		vif_release(v, vif);
-		return VCC_PASS;
-	} else if (synack)
-		on_synack(v, f, &p, &o, dir, &m);
+		return NULL;
+	} else if (s->synack)
+		on_synack(v, f, &s->p, &s->o, s->dir, m);
+	return f;
+}
 
+/* The flow as the most recently active, in the table and its interface. */
+static void
+flow_touch(struct vcc *v, struct vcc_flow *f, enum vcc_dir dir, uint64_t now)
+{
 	TAILQ_REMOVE(&v->lru, f, lru);
 	TAILQ_INSERT_TAIL(&v->lru, f, lru);
-	TAILQ_REMOVE(&vif->flows, f, ifq);
-	TAILQ_INSERT_TAIL(&vif->flows, f, ifq);
+	TAILQ_REMOVE(&f->vif->flows, f, ifq);
+	TAILQ_INSERT_TAIL(&f->vif->flows, f, ifq);
 	f->last_us = now;
 	if (dir == VCC_FROM_GUEST)
 		f->seen_guest = 1;
 	else
 		f->seen_remote = 1;
+}
 
-	if (!syn && !synack && f->state != ST_SYN_SENT &&
-	    f->state != ST_SYN_RECEIVED) {
-		if (dir == VCC_FROM_GUEST)
-			from_guest(v, f, &p, &o, &m, now);
+/*
+ * Throttling: the window that travels toward a sender.  The virtual-ECN
+ * window only limits what the guest sends.
+ */
+static void
+flow_throttle(struct vcc *v, struct vcc_flow *f, const struct seg *s,
+    struct mods *m)
+{
+	uint64_t	 target;
+	int		 to_guest = s->dir == VCC_TO_GUEST;
+
+	target = policy_target(f);
+	if (to_guest && f->ecn == ECN_VIRTUAL)
+		target = min_target(target, f->vtarget);
+	if ((s->p.flags & TCP_ACK) && lower_win(s->p.win, to_guest ?
+	    f->ws_remote : f->ws_guest, target, &m->win)) {
+		m->win_set = 1;
+		f->lowered++;
+		v->st.win_lowered++;
+	}
+}
+
+/* A segment of an established (or closing) flow, either way. */
+static void
+flow_segment(struct vcc *v, struct vcc_flow *f, const struct seg *s,
+    struct mods *m, uint64_t now)
+{
+	if (s->dir == VCC_FROM_GUEST)
+		from_guest(v, f, &s->p, &s->o, m, now);
+	else
+		to_guest(v, f, &s->p, &s->o, m, now);
+	vif_recalc(f->vif, now);
+	flow_throttle(v, f, s, m);
+	if (s->p.flags & TCP_FIN) {
+		if (s->dir == VCC_FROM_GUEST)
+			f->fin_guest = 1;
 		else
-			to_guest(v, f, &p, &o, &m, now);
-		vif_recalc(vif, now);
-		/*
-		 * Throttling: the window that travels toward a sender.  The
-		 * virtual-ECN window only limits what the guest sends.
-		 */
-		target = policy_target(f);
-		if (dir == VCC_TO_GUEST && f->ecn == ECN_VIRTUAL)
-			target = min_target(target, f->vtarget);
-		if ((p.flags & TCP_ACK) && lower_win(p.win, dir == VCC_TO_GUEST ?
-		    f->ws_remote : f->ws_guest, target, &m.win)) {
-			m.win_set = 1;
-			f->lowered++;
-			v->st.win_lowered++;
-		}
-		if (p.flags & TCP_FIN) {
-			if (dir == VCC_FROM_GUEST)
-				f->fin_guest = 1;
-			else
-				f->fin_remote = 1;
-			f->state = ST_CLOSING;
-		}
+			f->fin_remote = 1;
+		f->state = ST_CLOSING;
 	}
+}
 
-	if (m.ecn_set || m.flags_set || m.win_set) {
-		if (out != in)
-			memcpy(out, in, len);
-		apply_mods(out, &p, &m, partial);
-		v->st.rewritten++;
-	}
-	if ((p.flags & TCP_RST) || (f->fin_guest && f->fin_remote)) {
+/* The changes written into out, if there are any. */
+static enum vcc_verdict
+seg_rewrite(struct vcc *v, struct seg *s, const struct mods *m,
+    const uint8_t *in, size_t len, uint8_t *out, int partial)
+{
+	if (!m->ecn_set && !m->flags_set && !m->win_set)
+		return VCC_PASS;
+	if (out != in)
+		memcpy(out, in, len);
+	apply_mods(out, &s->p, m, partial);
+	v->st.rewritten++;
+	return VCC_REWRITTEN;
+}
+
+enum vcc_verdict
+vcc_frame(struct vcc *v, const char *ifname, enum vcc_dir dir,
+    const uint8_t *in, size_t len, uint8_t *out, int partial, uint64_t now)
+{
+	struct seg		 s;
+	struct vcc_if		*vif;
+	struct vcc_flow		*f;
+	struct mods		 m;
+	enum vcc_verdict	 verdict;
+
+	v->st.frames++;
+	if (seg_parse(v, &s, in, len, dir) == -1)
+		return VCC_PASS;
+	if ((vif = seg_vif(v, &s, ifname)) == NULL)
+		return VCC_PASS;
+	f = seg_lookup(v, vif, &s);
+	if (seg_options(v, vif, f, &s, in) == -1)
+		return VCC_PASS;
+	memset(&m, 0, sizeof(m));
+	if ((f = seg_flow(v, vif, f, &s, &m, now)) == NULL)
+		return VCC_PASS;
+	flow_touch(v, f, dir, now);
+	if (!s.syn && !s.synack && f->state != ST_SYN_SENT &&
+	    f->state != ST_SYN_RECEIVED)
+		flow_segment(v, f, &s, &m, now);
+	verdict = seg_rewrite(v, &s, &m, in, len, out, partial);
+	if ((s.p.flags & TCP_RST) || (f->fin_guest && f->fin_remote)) {
 		v->st.flows_closed++;
 		flow_end(v, f);
 	}
-	return m.ecn_set || m.flags_set || m.win_set ? VCC_REWRITTEN :
-	    VCC_PASS;
+	return verdict;
 }
 
 /* Views */

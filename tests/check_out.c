@@ -1,5 +1,6 @@
 /* The show renderer (out.c) and the one-second history (history.c). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

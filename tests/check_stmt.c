@@ -1622,6 +1622,21 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_ADVERTISE:
 		rnd_hostport(state, &st->addr, 0);
 		break;
+	case STMT_ADAPT:
+		/* 0: shortcuts yes|no with its options; else off or on. */
+		st->adapt.verb = rnd(state, 3);
+		if (st->adapt.verb != 0)
+			break;
+		st->flag = (int)rnd(state, 2);
+		if (rnd(state, 2))
+			st->rate = (uint64_t)(8 + rnd(state, 992)) * 1000000;
+		if (rnd(state, 2))
+			st->adapt.hold = 1 + rnd(state, STMT_ADAPT_SECONDS_MAX);
+		if (rnd(state, 2))
+			st->adapt.idle = 1 + rnd(state, STMT_ADAPT_SECONDS_MAX);
+		if (rnd(state, 2))
+			st->adapt.max = 1 + rnd(state, STMT_ADAPT_MAX_MAX);
+		break;
 	case STMT_INTERFACE:
 		st->op = (enum stmt_op)rnd(state, 2);
 		rnd_name(state, st->name, STMT_NAME_MAX);
