@@ -35,8 +35,10 @@ wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 
 iperf_server g2
 # A fixed rate well below what the path carries, so that both measure the
-# same steady flow whatever the load on the machine.
-in_guest g1 iperf3 -c "$IP2" -t 45 -b 20M -J >"$TMPD/iperf.json" 2>&1 &
+# same steady flow whatever the load on the machine; in writes of 8 KiB,
+# since iperf3 paces whole writes (its default, 128 KiB, is 1/20 of a
+# second at this rate, and one more or less in a second would be 5%).
+in_guest g1 iperf3 -c "$IP2" -t 45 -b 20M -l 8K -J >"$TMPD/iperf.json" 2>&1 &
 IPERF=$!
 EXTRA_PIDS+=("$IPERF")
 busy() {
