@@ -13,6 +13,7 @@
 
 #include "iface.h"
 #include "link.h"
+#include "listen.h"
 #include "sched.h"
 #include "stmt.h"
 
@@ -31,32 +32,6 @@ struct routing;
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
 
-/* The data path's counters are the switch's (struct sw_stats). */
-struct vnetd_stats {
-	uint64_t	bad_messages;	/* links closed for malformed input */
-	uint64_t	refused;	/* handshakes refused */
-	uint64_t	tls_refused;	/* peer certificates we refused */
-	uint64_t	tls_failed;	/* other TLS failures (refused by the peer, not TLS) */
-	uint64_t	not_allowed;	/* connections not on a listener's allow list */
-	uint64_t	pending_full;	/* connections closed: too many pending */
-	uint64_t	pending_addr_full;	/* the same, from one address */
-	uint64_t	handshake_timeouts;	/* no handshake within the limit */
-};
-
-struct listener {
-	TAILQ_ENTRY(listener)	 entry;
-	struct stmt_hostport	 addr;
-	struct evconnlistener	*lev[2];
-	struct event		*resume[2];	/* lev[i]'s accept pause */
-	struct vnetd		*d;
-	int			 tls;
-	struct stmt_cidr	 allow[STMT_ALLOW_MAX];
-	unsigned int		 nallow;
-};
-
-TAILQ_HEAD(listener_list, listener);
-TAILQ_HEAD(link_list, link);
-TAILQ_HEAD(conn_list, conn);
 
 struct vnetd {
 	struct event_base	*base;
@@ -70,10 +45,8 @@ struct vnetd {
 	char			 control_path[STMT_PATH_MAX + 1];
 	unsigned int		 keepalive;	/* seconds */
 
-	struct listener_list	 listeners;
-	struct link_list	 links;
-	struct conn_list	 pending;	/* accepted, before their hello */
-	struct conn_list	 closing;	/* flushing a BYE */
+	struct listeners	 listeners;
+	struct links		 links;		/* and their connections */
 	struct iface_list	 ifaces;
 	struct iface_env	 ifenv;		/* what interfaces are given */
 
@@ -81,14 +54,11 @@ struct vnetd {
 	struct event		*ev_sig[3];
 	int			 exit_code;
 
-	struct vnetd_stats	 stats;
-	struct link_refusals	 refused;	/* the peers refused lately */
 
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
 	struct reload		*reload;	/* under way, or NULL (reload.h) */
-	struct sched_optlist	 linkopts;	/* link options by name */
 	/* TLS: the files, and the context made from them on first use. */
 	char			 tls_cert[STMT_PATH_MAX + 1];
 	char			 tls_key[STMT_PATH_MAX + 1];
@@ -103,9 +73,6 @@ struct vnetd {
 	uid_t			 user_uid;
 	gid_t			 user_gid;
 
-	size_t			 npending;	/* on the pending list */
-	uint64_t		 pending_full_logged;	/* ms */
-	uint64_t		 pending_addr_logged;	/* ms */
 
 	struct vcc		*vcc;		/* the switch's (sw_vcc()) */
 	struct routing		*routing;	/* the control plane */
@@ -139,12 +106,7 @@ int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,
 
 uint64_t vnetd_now_ms(void);
 
-/*
- * accept() failed (out of descriptors, most likely): stop accepting on lev
- * for a second, instead of spinning on a listener that stays readable.
- * resume is lev's own timer, from vnetd_accept_timer(): its owner frees it
- * with lev, so a listener removed while paused leaves nothing behind.
- */
+/* listen_accept_timer() and listen_accept_pause() (listen.h), by their old names. */
 struct event *vnetd_accept_timer(struct evconnlistener *);
 void	 vnetd_accept_pause(struct evconnlistener *, struct event *resume);
 uint64_t vnetd_now_us(void);

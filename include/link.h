@@ -19,26 +19,12 @@
  * if both were made by the same side, else the one made by the node whose
  * name sorts first.
  *
- * A TLS link runs the same messages inside TLS 1.3, read and written by the
- * link itself on its non-blocking socket (tls.h): records are read ahead
- * into OpenSSL's buffer with large reads and decrypted straight into the
- * receive buffer; messages to send gather in the connection's tx buffer
- * and go out as 16 KiB records.  The handshake runs from the same socket
- * events, after TCP is up.  Its connection's
- * certificate must name the node the link is for: on an outgoing link the
- * link's peer (its NAME, or `peer NODE`), checked when TLS is up and before
- * our hello goes out; on an incoming one the node its hello announces.  A
+ * The connection itself (framing, hello, keepalive, plain and TLS I/O, the
+ * bounds on what a peer can make it hold) is conn.h's; a TLS link's
+ * connection must show the certificate of the node the link is for.  A
  * link configured with tls takes no plain connection.
  *
- * Nothing a peer sends grows memory without bound: a connection must finish
- * TCP, TLS and the hello exchange within LINK_HANDSHAKE_TIMEOUT (a deadline,
- * not an idle timer, so trickling bytes does not stretch it); at most
- * LINK_PENDING_MAX accepted connections wait for their hello at a time,
- * and at most LINK_PENDING_PER_ADDR of them from one address, so that one
- * address holding silent connections cannot keep other peers from linking;
- * messages are bounded by the wire format and read into a buffer of fixed
- * size (LINK_RX_SIZE, whose pages the kernel gives only as they fill); and
- * a link queues at most its queue size for a peer that reads slowly,
+ * A link queues at most its queue size for a peer that reads slowly,
  * dropping (and counting) the rest.
  */
 #ifndef VNET_LINK_H
@@ -50,97 +36,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conn.h"
 #include "sched.h"
 #include "sw.h"
 #include "stmt.h"
 #include "wire.h"
 
-struct vnetd;
-struct bufferevent;
+struct conn;
 struct event;
+struct event_base;
 struct evbuffer;
-struct fwd_port;
+struct evdns_base;
 struct link;
-struct ssl_st;
+struct links;
+struct ssl_ctx_st;
 
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
 #define LINK_BACKOFF_MAX	30000			/* ms */
-#define LINK_HANDSHAKE_TIMEOUT	10			/* s */
-/*
- * The queue stays where the scheduler sees it: the connection's output
- * buffer is refilled from the link's queue only up to LINK_OUT_MAX bytes
- * (when it drains to LINK_OUT_LOW), and the kernel holds at most about
- * LINK_NOTSENT_LOWAT bytes not yet sent (TCP_NOTSENT_LOWAT).
- */
-#define LINK_OUT_MAX		(64 * 1024)
-/* Node records waiting in a plain connection's output, at most. */
-#define LINK_NODE_OUT_MAX	(1024 * 1024)
-#define LINK_OUT_LOW		(16 * 1024)
-#define LINK_NOTSENT_LOWAT	(64 * 1024)
-#define LINK_PENDING_MAX	64	/* accepted, waiting for their hello */
-#define LINK_PENDING_PER_ADDR	8	/* of those, from one address */
-/*
- * A connection's receive buffer: messages are handled where they arrived;
- * room for several of the largest, so that moving a partial one to the
- * front is rare.  Up to LINK_RX_READS reads per wake-up.
- */
-#define LINK_RX_SIZE		(512 * 1024)
-#define LINK_RX_READS		4
-#define LINK_RCVLOWAT_MAX	(128 * 1024)
-/*
- * TLS: records decrypted per wake-up (then other events get their turn),
- * and the plaintext waiting to be written: what link_drain puts there
- * (below LINK_OUT_MAX, plus the last message) and a little for control.
- */
-#define LINK_TLS_READS		64
-#define LINK_TX_SIZE		(LINK_OUT_MAX + WIRE_HDR_LEN + WIRE_PAYLOAD_MAX + 4096)
 
 enum link_state {
 	LINK_IDLE = 0,
 	LINK_CONNECTING,
 	LINK_HANDSHAKE,
 	LINK_UP,
-};
-
-enum conn_state {
-	CONN_CONNECTING = 0,
-	CONN_HANDSHAKE,
-	CONN_UP,
-	CONN_CLOSING,		/* flushing a BYE, then freed */
-	CONN_TLS,		/* accepted, TLS handshake in progress */
-};
-
-struct conn {
-	TAILQ_ENTRY(conn)	 entry;		/* d->pending or d->closing */
-	struct vnetd		*d;
-	struct link		*link;		/* NULL while pending */
-	struct bufferevent	*bev;
-	enum conn_state		 state;
-	int			 outgoing;
-	int			 pending;	/* on d->pending */
-	int			 closing;	/* on d->closing */
-	char			 peer[STMT_HOST_MAX + 10];	/* HOST:PORT */
-	char			 from[INET6_ADDRSTRLEN];	/* accepted: HOST */
-	struct wire_hello	 hello;		/* the peer's, once received */
-	uint64_t		 up_since;	/* ms */
-	struct event		*ev_keepalive;
-	int			 tls;
-	struct event		*ev_deadline;	/* handshake, until UP */
-	struct event		*ev_read;	/* the socket's (not a plain bev's) */
-	uint8_t			*rx;		/* LINK_RX_SIZE, or NULL */
-	size_t			 rx_off, rx_end;	/* unread: [off, end) */
-	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
-	const char		*fail;		/* why, when it must close */
-	char			 fail_buf[160];	/* fail, when composed */
-	/* TLS only: */
-	struct ssl_st		*ssl;
-	int			 tls_up;	/* handshake done */
-	int			 rd_wants_wr;	/* a read waits to write */
-	int			 wr_wants_rd;	/* a write waits to read */
-	struct event		*ev_write;	/* the socket's, when it must */
-	uint8_t			*tx;		/* LINK_TX_SIZE, or NULL */
-	size_t			 tx_off, tx_end;	/* unwritten: [off, end) */
 };
 
 struct link_counters {
@@ -167,7 +86,7 @@ struct link_refusals {
 
 struct link {
 	TAILQ_ENTRY(link)	 entry;
-	struct vnetd		*d;
+	struct links		*lks;
 	char			 name[STMT_NAME_MAX + 1];
 	int			 configured;	/* has an address to dial */
 	struct stmt_hostport	 addr;
@@ -193,17 +112,65 @@ struct link {
 	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
 };
 
-struct link	*link_find(struct vnetd *, const char *name);
+TAILQ_HEAD(link_list, link);
+
+/*
+ * What the links need from the daemon above them; arg is the hooks' own.
+ * The control plane hears of links only through these.
+ */
+struct links_hooks {
+	/* Our hello: this node, its network, keepalive and capabilities. */
+	void		 (*hello)(void *arg, struct wire_hello *);
+	/* The TLS context, NULL if there is none (yet). */
+	struct ssl_ctx_st *(*tls)(void *arg);
+	/* A node record from l's peer: 0, or -1 with why (l's connection closes). */
+	int		 (*node)(void *arg, struct link *l, const uint8_t *,
+			    size_t, const char **why);
+	/* l came up; l went down (NULL: a link that was up is gone). */
+	void		 (*up)(void *arg, struct link *l);
+	void		 (*down)(void *arg, struct link *l);
+	/*
+	 * `show links`: who made l (into trigger, a reason), and its history
+	 * columns (HISTORY_COLUMNS), each with its leading tab.
+	 */
+	const char	*(*origin)(void *arg, const struct link *l,
+			    char *trigger, size_t, const char **reason);
+	const char	*(*history)(void *arg, const char *name, char *buf,
+			    size_t);
+	const char	*history_columns;	/* their names */
+	void		*arg;
+};
+
+/* The links of one daemon, their connections, and what they share. */
+struct links {
+	struct link_list	 list;
+	struct conns		 conns;		/* pending and closing, too */
+	struct sched_optlist	 opts;		/* link options by name */
+	struct link_refusals	 refused;	/* the peers refused lately */
+	struct event_base	*base;
+	struct sw		*sw;
+	struct links_hooks	 hooks;
+};
+
+/*
+ * Sets up an empty table; links_start() gives it the event machinery,
+ * before the first link.
+ */
+void		 links_init(struct links *, struct sw *,
+		    const struct links_hooks *);
+void		 links_start(struct links *, struct event_base *,
+		    struct evdns_base *);
+/* Frees every link and connection (sending what BYEs go at once). */
+void		 links_free(struct links *);
+struct link	*link_find(struct links *, const char *name);
 /* `link NAME HOST:PORT`: creates a configured link and starts dialling. */
-int		 link_add(struct vnetd *, const struct stmt *, char *err, size_t errlen);
-int		 link_del(struct vnetd *, const char *name, char *err, size_t errlen);
-void		 link_free(struct link *);
-const char	*link_state_name(enum link_state);
+int		 link_add(struct links *, const struct stmt *, char *err, size_t errlen);
+int		 link_del(struct links *, const char *name, char *err, size_t errlen);
 /*
  * `set-link NAME OPTIONS`: the options given replace those remembered for
  * NAME (the rest stay), and apply at once if link NAME exists.
  */
-int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
+int		 link_set_options(struct links *, const struct stmt *, char *err,
 		    size_t errlen);
 /*
  * 0 if this kernel lets the daemon use TCP congestion control cc ("" is
@@ -211,28 +178,27 @@ int		 link_set_options(struct vnetd *, const struct stmt *, char *err,
  */
 int		 link_congestion_check(const char *cc, char *err,
 		    size_t errlen);
-/*
- * The TCP congestion control the link's connection uses, into buf
- * (STMT_CONGESTION_MAX + 1 bytes), or "-" without a connection.
- */
-const char	*link_congestion(const struct link *, char *buf);
 /* The options link NAME has or will have. */
-void		 link_options(struct vnetd *, const char *name,
+void		 link_options(struct links *, const char *name,
 		    struct sched_opts *);
 
 /*
  * Remembers a refused peer for `show refused` (the caller logs and counts
  * the refusal, once).  node: what its hello announced, or NULL.
  */
-void		 link_refusal_add(struct vnetd *, const char *peer,
+void		 link_refusal_add(struct links *, const char *peer,
 		    const char *node, const char *why);
+/* An accepted connection (over TLS or not) for the links. */
+void		 links_accept(struct links *, int fd, const struct sockaddr *,
+		    int socklen, int tls);
 /* Every second: each link's rates in and out over the last seconds. */
-void		 link_tick(struct vnetd *, uint64_t now_ms);
+void		 link_tick(struct links *, uint64_t now_ms);
 /* `show links` (all: every counter), `show link NAME`, `show refused`. */
-void		 link_show_links(struct vnetd *, int all, struct evbuffer *);
-int		 link_show(struct vnetd *, const char *name, struct evbuffer *,
+
+void		 link_show_links(struct links *, int all, struct evbuffer *);
+int		 link_show(struct links *, const char *name, struct evbuffer *,
 		    char *err, size_t errlen);
-void		 link_show_refused(struct vnetd *, struct evbuffer *);
+void		 link_show_refused(struct links *, struct evbuffer *);
 /*
  * The control plane's view of a link (routing.h): the peer's node name if
  * the link is up and the peer takes node records, else NULL; sending one
@@ -243,12 +209,5 @@ const char	*link_node_peer(const struct link *);
 /* -1: not sent (no control plane there, or its output is backed up). */
 int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
-
-/* An accepted connection (over TLS or not): starts its handshake. */
-void		 conn_accept(struct vnetd *, int fd, const struct sockaddr *,
-		    int socklen, int tls);
-void		 conn_free(struct conn *);
-/* Writes what c has queued, as far as the socket takes it now. */
-void		 conn_flush(struct conn *);
 
 #endif

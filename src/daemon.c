@@ -34,6 +34,7 @@
 #include "http.h"
 #include "iface.h"
 #include "link.h"
+#include "listen.h"
 #include "log.h"
 #include "reload.h"
 #include "routing.h"
@@ -46,6 +47,18 @@ uint64_t
 vnetd_now_ms(void)
 {
 	return clock_now_ms();
+}
+
+struct event *
+vnetd_accept_timer(struct evconnlistener *lev)
+{
+	return listen_accept_timer(lev);
+}
+
+void
+vnetd_accept_pause(struct evconnlistener *lev, struct event *resume)
+{
+	listen_accept_pause(lev, resume);
 }
 
 uint64_t
@@ -74,18 +87,107 @@ vnetd_default_node(char *buf, size_t len)
 		snprintf(buf, len, "vnetd");
 }
 
+static void
+daemon_accept(void *arg, int fd, const struct sockaddr *sa, int socklen,
+    int tls)
+{
+	struct vnetd	*d = arg;
+
+	links_accept(&d->links, fd, sa, socklen, tls);
+}
+
+static void
+daemon_refused(void *arg, const char *host, const char *why)
+{
+	struct vnetd	*d = arg;
+
+	link_refusal_add(&d->links, host, NULL, why);
+}
+
+/* What the links are given (link.h). */
+
+static void
+daemon_link_hello(void *arg, struct wire_hello *h)
+{
+	struct vnetd	*d = arg;
+
+	h->version = WIRE_VERSION;
+	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) |
+	    routing_caps(d->routing);
+	h->keepalive = (uint16_t)d->keepalive;
+	snprintf(h->node, sizeof(h->node), "%s", d->node);
+	snprintf(h->network, sizeof(h->network), "%s", d->network);
+}
+
+static struct ssl_ctx_st *
+daemon_link_tls(void *arg)
+{
+	struct vnetd	*d = arg;
+
+	return d->tls;
+}
+
+static int
+daemon_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
+    const char **why)
+{
+	struct vnetd	*d = arg;
+
+	return routing_input(d->routing, l, p, n, why);
+}
+
+static void
+daemon_link_up(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_up(d->routing, l);
+}
+
+static void
+daemon_link_down(void *arg, struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	routing_link_down(d->routing, l);
+}
+
+static const char *
+daemon_link_origin(void *arg, const struct link *l, char *trigger,
+    size_t len, const char **reason)
+{
+	struct vnetd	*d = arg;
+
+	return routing_link_origin(d->routing, l, trigger, len, reason);
+}
+
+static const char *
+daemon_link_history(void *arg, const char *name, char *buf, size_t len)
+{
+	struct vnetd	*d = arg;
+
+	return history_fields(d->history, HISTORY_LINK, name, buf, len);
+}
+
 int
 vnetd_init(struct vnetd *d)
 {
 	char	 err[128];
 
+	struct links_hooks hooks = {
+		.hello = daemon_link_hello,
+		.tls = daemon_link_tls,
+		.node = daemon_link_node,
+		.up = daemon_link_up,
+		.down = daemon_link_down,
+		.origin = daemon_link_origin,
+		.history = daemon_link_history,
+		.history_columns = HISTORY_COLUMNS,
+		.arg = d,
+	};
+
 	memset(d, 0, sizeof(*d));
-	TAILQ_INIT(&d->listeners);
-	TAILQ_INIT(&d->links);
-	TAILQ_INIT(&d->pending);
-	TAILQ_INIT(&d->closing);
 	TAILQ_INIT(&d->ifaces);
-	TAILQ_INIT(&d->linkopts);
 	vnetd_default_node(d->node, sizeof(d->node));
 	snprintf(d->network, sizeof(d->network), "%s", VNETD_NETWORK_DEFAULT);
 	d->keepalive = VNETD_KEEPALIVE_DEFAULT;
@@ -95,6 +197,7 @@ vnetd_init(struct vnetd *d)
 	d->fwd = sw_fwd(d->sw);
 	d->vcc = sw_vcc(d->sw);
 	d->ifenv.sw = d->sw;
+	links_init(&d->links, d->sw, &hooks);
 	if ((d->routing = routing_new(d)) == NULL ||
 	    (d->history = history_new()) == NULL ||
 	    (d->base = event_base_new()) == NULL)
@@ -106,6 +209,8 @@ vnetd_init(struct vnetd *d)
 	if (d->dns == NULL)
 		return -1;
 	d->ifenv.base = d->base;
+	links_start(&d->links, d->base, d->dns);
+	listen_init(&d->listeners, d->base, daemon_accept, daemon_refused, d);
 	return 0;
 }
 
@@ -115,7 +220,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 	struct vnetd	*d = arg;
 
 	sw_tick(d->sw);
-	link_tick(d, vnetd_now_ms());
+	link_tick(&d->links, vnetd_now_ms());
 	history_collect(d->history, d);
 }
 
@@ -157,26 +262,9 @@ vnetd_start(struct vnetd *d)
 	return 0;
 }
 
-static void
-listener_free(struct listener *ls)
-{
-	size_t	 i;
-
-	for (i = 0; i < 2; i++) {
-		if (ls->resume[i] != NULL)
-			event_free(ls->resume[i]);
-		if (ls->lev[i] != NULL)
-			evconnlistener_free(ls->lev[i]);
-	}
-	free(ls);
-}
-
 void
 vnetd_free(struct vnetd *d)
 {
-	struct listener	*ls;
-	struct link	*l;
-	struct conn	*c;
 	struct iface	*ifc;
 	size_t		 i;
 
@@ -185,19 +273,8 @@ vnetd_free(struct vnetd *d)
 		control_close(d->control);
 	http_free(d->http);
 	d->http = NULL;
-	while ((ls = TAILQ_FIRST(&d->listeners)) != NULL) {
-		TAILQ_REMOVE(&d->listeners, ls, entry);
-		listener_free(ls);
-	}
-	while ((c = TAILQ_FIRST(&d->pending)) != NULL)
-		conn_free(c);
-	while ((l = TAILQ_FIRST(&d->links)) != NULL)
-		link_free(l);
-	/* The BYEs just queued go out now, if the peers take them. */
-	while ((c = TAILQ_FIRST(&d->closing)) != NULL) {
-		conn_flush(c);
-		conn_free(c);
-	}
+	listen_free(&d->listeners);
+	links_free(&d->links);
 	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
 		TAILQ_REMOVE(&d->ifaces, ifc, entry);
 		iface_free(ifc);
@@ -216,7 +293,6 @@ vnetd_free(struct vnetd *d)
 	sw_free(d->sw);
 	d->fwd = NULL;
 	d->vcc = NULL;
-	sched_optlist_clear(&d->linkopts);
 	if (d->tls != NULL)
 		SSL_CTX_free(d->tls);
 }
@@ -240,198 +316,6 @@ vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 	d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
 	    sizeof(d->tls_warning));
 	return d->tls;
-}
-
-/* The allow list is checked before anything is read from the peer. */
-static void
-listener_acceptcb(struct evconnlistener *lev, evutil_socket_t fd,
-    struct sockaddr *sa, int socklen, void *arg)
-{
-	struct listener	*ls = arg;
-	struct vnetd	*d = ls->d;
-	char		 host[INET6_ADDRSTRLEN], what[STMT_HOST_MAX + 10];
-
-	if (!acl_allows(ls->tls, ls->allow, ls->nallow, sa)) {
-		d->stats.not_allowed++;
-		if (getnameinfo(sa, (socklen_t)socklen, host, sizeof(host),
-		    NULL, 0, NI_NUMERICHOST) != 0)
-			snprintf(host, sizeof(host), "?");
-		log_warnx("connection from %s refused: not allowed on "
-		    "listen %s%s", host, stmt_hostport_format(&ls->addr, what,
-		    sizeof(what)), ls->nallow == 0 ? " (no allow list: "
-		    "loopback only)" : "");
-		link_refusal_add(d, host, NULL, ls->nallow == 0 ?
-		    "not allowed: a plain listener without allow list takes "
-		    "loopback only" : "not allowed: not in the listener's "
-		    "allow list");
-		evutil_closesocket(fd);
-		return;
-	}
-	conn_accept(d, fd, sa, socklen, ls->tls);
-}
-
-static void
-accept_resume_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	evconnlistener_enable(arg);
-}
-
-struct event *
-vnetd_accept_timer(struct evconnlistener *lev)
-{
-	return evtimer_new(evconnlistener_get_base(lev), accept_resume_cb, lev);
-}
-
-void
-vnetd_accept_pause(struct evconnlistener *lev, struct event *resume)
-{
-	struct timeval	 tv = { 1, 0 };
-
-	evconnlistener_disable(lev);
-	evtimer_add(resume, &tv);
-}
-
-static void
-listener_errorcb(struct evconnlistener *lev, void *arg)
-{
-	struct listener	*ls = arg;
-
-	log_warn("accept");
-	vnetd_accept_pause(lev, ls->resume[ls->lev[0] == lev ? 0 : 1]);
-}
-
-static struct evconnlistener *
-listener_bind(struct vnetd *d, struct listener *ls, const struct addrinfo *ai,
-    char *err, size_t errlen, const char *what)
-{
-	struct evconnlistener	*lev;
-	evutil_socket_t		 fd;
-	int			 one = 1;
-
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    ai->ai_protocol);
-	if (fd == -1) {
-		if (errno == EAFNOSUPPORT)
-			return NULL;
-		snprintf(err, errlen, "listen %s: socket: %s", what,
-		    strerror(errno));
-		return NULL;
-	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* "*" binds both families on their own sockets. */
-	if (ai->ai_family == AF_INET6)
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-		    sizeof(one));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == -1) {
-		int saved = errno;
-
-		snprintf(err, errlen, "listen %s: %s", what, strerror(errno));
-		close(fd);
-		errno = saved;
-		return NULL;
-	}
-	lev = evconnlistener_new(d->base, listener_acceptcb, ls,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 64, fd);
-	if (lev == NULL) {
-		snprintf(err, errlen, "listen %s: %s", what, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	evconnlistener_set_error_cb(lev, listener_errorcb);
-	return lev;
-}
-
-static int
-listener_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
-{
-	const struct stmt_hostport *hp = &st->addr;
-	struct listener		*ls;
-	struct evconnlistener	*lev;
-	struct addrinfo		 hints, *res, *ai;
-	char			 port[8], what[STMT_HOST_MAX + 10];
-	int			 any = strcmp(hp->host, "*") == 0, gai;
-	int			 n = 0, failed = 0;
-
-	stmt_hostport_format(hp, what, sizeof(what));
-	TAILQ_FOREACH(ls, &d->listeners, entry)
-		if (strcmp(ls->addr.host, hp->host) == 0 &&
-		    ls->addr.port == hp->port) {
-			snprintf(err, errlen, "listen %s: given twice", what);
-			return -1;
-		}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	snprintf(port, sizeof(port), "%u", hp->port);
-	if ((gai = getaddrinfo(any ? NULL : hp->host, port, &hints, &res))) {
-		snprintf(err, errlen, "listen %s: %s", what, gai_strerror(gai));
-		return -1;
-	}
-	if ((ls = calloc(1, sizeof(*ls))) == NULL) {
-		freeaddrinfo(res);
-		snprintf(err, errlen, "listen %s: out of memory", what);
-		return -1;
-	}
-	ls->addr = *hp;
-	ls->d = d;
-	ls->tls = st->tls;
-	ls->nallow = st->nallow;
-	memcpy(ls->allow, st->allow, sizeof(ls->allow));
-	for (ai = res; ai != NULL && n < 2; ai = ai->ai_next) {
-		if ((lev = listener_bind(d, ls, ai, err, errlen,
-		    what)) == NULL) {
-			/* A host without IPv6 still listens on IPv4. */
-			if (any && ai->ai_family == AF_INET6 &&
-			    errno == EAFNOSUPPORT)
-				continue;
-			failed = 1;
-			break;
-		}
-		ls->lev[n] = lev;
-		if ((ls->resume[n++] = vnetd_accept_timer(lev)) == NULL) {
-			snprintf(err, errlen, "listen %s: out of memory", what);
-			failed = 1;
-			break;
-		}
-		if (!any)
-			break;
-	}
-	freeaddrinfo(res);
-	if (failed || n == 0) {
-		if (!failed)
-			snprintf(err, errlen, "listen %s: no address", what);
-		listener_free(ls);
-		return -1;
-	}
-	TAILQ_INSERT_TAIL(&d->listeners, ls, entry);
-	log_info("listening on %s%s%s", what, ls->tls ? " (TLS)" : " (plain)",
-	    ls->nallow > 0 ? ", with an allow list" : ls->tls ? "" :
-	    ", loopback only");
-	return 0;
-}
-
-static int
-listener_del(struct vnetd *d, const struct stmt_hostport *hp, char *err,
-    size_t errlen)
-{
-	struct listener	*ls;
-	char		 what[STMT_HOST_MAX + 10];
-
-	stmt_hostport_format(hp, what, sizeof(what));
-	TAILQ_FOREACH(ls, &d->listeners, entry)
-		if (strcmp(ls->addr.host, hp->host) == 0 &&
-		    ls->addr.port == hp->port)
-			break;
-	if (ls == NULL) {
-		snprintf(err, errlen, "not listening on %s", what);
-		return -1;
-	}
-	/* Connections accepted on it stay: they are links of their own. */
-	TAILQ_REMOVE(&d->listeners, ls, entry);
-	listener_free(ls);
-	log_info("no longer listening on %s", what);
-	return 0;
 }
 
 static int
@@ -557,8 +441,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return 0;
 	case STMT_LISTEN:
 		if (st->op == STMT_OP_DEL)
-			return listener_del(d, &st->addr, err, errlen);
-		return listener_add(d, st, err, errlen);
+			return listen_del(&d->listeners, &st->addr, err,
+			    errlen);
+		return listen_add(&d->listeners, st, err, errlen);
 	case STMT_CONTROL:
 		snprintf(d->control_path, sizeof(d->control_path), "%s",
 		    st->path);
@@ -581,8 +466,8 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		return iface_add(&d->ifaces, &d->ifenv, st, err, errlen);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
-			return link_del(d, st->name, err, errlen);
-		return link_add(d, st, err, errlen);
+			return link_del(&d->links, st->name, err, errlen);
+		return link_add(&d->links, st, err, errlen);
 	case STMT_ROUTE:
 		return route_apply(d, st, err, errlen);
 	case STMT_TLS_CERT:
@@ -607,7 +492,7 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_SAVE:
 		break;
 	case STMT_SET_LINK:
-		return link_set_options(d, st, err, errlen);
+		return link_set_options(&d->links, st, err, errlen);
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
@@ -693,7 +578,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	uint64_t	 looped = 0;
 
 	fwd_stats(d->fwd, &fs);
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		links++;
 		up += l->state == LINK_UP;
 	}
@@ -712,19 +597,19 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("duplicates", ss->duplicates + fs.duplicates);
 	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", ss->hop_limit);
-	ROW("bad_messages", d->stats.bad_messages);
-	ROW("refused", d->stats.refused);
+	ROW("bad_messages", d->links.conns.stats.bad_messages);
+	ROW("refused", d->links.conns.stats.refused);
 	ROW("gso_cut", ss->gso_cut);
 	ROW("gso_segments", ss->gso_segments);
 	ROW("gso_bad", ss->gso_bad);
 	ROW("offload_bad", ss->offload_bad);
-	ROW("tls_refused", d->stats.tls_refused);
-	ROW("tls_failed", d->stats.tls_failed);
-	ROW("not_allowed", d->stats.not_allowed);
-	ROW("pending_full", d->stats.pending_full);
-	ROW("pending_addr_full", d->stats.pending_addr_full);
-	ROW("handshake_timeouts", d->stats.handshake_timeouts);
-	ROW("pending", d->npending);
+	ROW("tls_refused", d->links.conns.stats.tls_refused);
+	ROW("tls_failed", d->links.conns.stats.tls_failed);
+	ROW("not_allowed", d->listeners.not_allowed);
+	ROW("pending_full", d->links.conns.stats.pending_full);
+	ROW("pending_addr_full", d->links.conns.stats.pending_addr_full);
+	ROW("handshake_timeouts", d->links.conns.stats.handshake_timeouts);
+	ROW("pending", d->links.conns.npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);
 	ROW("macs_replaced", fs.macs_replaced);
@@ -846,7 +731,6 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
     void *arg)
 {
 	struct stmt		 st;
-	struct listener		*ls;
 	struct iface		*ifc;
 	struct link		*l;
 	struct sched_optent	*e;
@@ -901,17 +785,10 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	routing_config(d->routing, cb, arg);
 	if (d->http != NULL)
 		cb(http_conf(d->http), arg);
-	TAILQ_FOREACH(ls, &d->listeners, entry) {
-		START(STMT_LISTEN);
-		st.addr = ls->addr;
-		st.tls = ls->tls;
-		st.nallow = ls->nallow;
-		memcpy(st.allow, ls->allow, sizeof(st.allow));
-		cb(&st, arg);
-	}
+	listen_config(&d->listeners, cb, arg);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		if (!l->configured || routing_link_auto(d->routing, l))
 			continue;
 		START(STMT_LINK);
@@ -921,13 +798,13 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		snprintf(st.peer, sizeof(st.peer), "%s", l->peer);
 		st.queue = l->queue_max == LINK_QUEUE_DEFAULT ? 0 :
 		    (uint32_t)l->queue_max;
-		link_options(d, l->name, &o);
+		link_options(&d->links, l->name, &o);
 		sched_opts_to_stmt(&o, &st);
 		cb(&st, arg);
 	}
 	/* Options for links that only the peers open. */
-	TAILQ_FOREACH(e, &d->linkopts, entry) {
-		if ((l = link_find(d, e->name)) != NULL && l->configured)
+	TAILQ_FOREACH(e, &d->links.opts, entry) {
+		if ((l = link_find(&d->links, e->name)) != NULL && l->configured)
 			continue;
 		START(STMT_SET_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", e->name);
@@ -1002,7 +879,7 @@ int
 vnetd_show_link(struct vnetd *d, const char *name, struct evbuffer *out,
     char *err, size_t errlen)
 {
-	return link_show(d, name, out, err, errlen);
+	return link_show(&d->links, name, out, err, errlen);
 }
 
 const char *
@@ -1015,8 +892,8 @@ vnetd_route_warning(struct vnetd *d, const struct stmt *st, char *buf,
 	if (strcmp(st->name, d->node) == 0)
 		snprintf(buf, len, "link %s is this node's own name: no peer "
 		    "can bring it, the route is never used", st->name);
-	else if (link_find(d, st->name) == NULL &&
-	    TAILQ_EMPTY(&d->listeners))
+	else if (link_find(&d->links, st->name) == NULL &&
+	    listen_empty(&d->listeners))
 		snprintf(buf, len, "there is no link %s, and without a "
 		    "listener no peer can bring one: the route is unused "
 		    "until add-link %s", st->name, st->name);
@@ -1064,10 +941,10 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	switch (what) {
 	case STMT_SHOW_LINKS:
 	case STMT_SHOW_LINKS_ALL:
-		link_show_links(d, what == STMT_SHOW_LINKS_ALL, out);
+		link_show_links(&d->links, what == STMT_SHOW_LINKS_ALL, out);
 		break;
 	case STMT_SHOW_REFUSED:
-		link_show_refused(d, out);
+		link_show_refused(&d->links, out);
 		break;
 	case STMT_SHOW_ROUTES:
 		show_columns(out, "src\tdst\ttarget\tname\tactive\tkind");

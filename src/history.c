@@ -271,7 +271,7 @@ history_collect(struct history *h, struct vnetd *d)
 	uint64_t		 now = vnetd_now_us();
 
 	history_begin(h, now / 1000);
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		const struct sched *sc = &l->sched;
 
 		memset(&smp, 0, sizeof(smp));

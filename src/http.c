@@ -346,12 +346,12 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 
 	metric_head(b, "vnet_link_up", "gauge",
 	    "1 if the link is up (established), else 0.");
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_up", node, "link", l->name, NULL,
 		    l->state == LINK_UP);
 	metric_head(b, "vnet_link_bytes_total", "counter",
 	    "Bytes of frames carried by the link, by direction.");
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		metric_sample(b, "vnet_link_bytes_total", node, "link",
 		    l->name, "in", l->c.bytes_in);
 		metric_sample(b, "vnet_link_bytes_total", node, "link",
@@ -359,7 +359,7 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	}
 	metric_head(b, "vnet_link_frames_total", "counter",
 	    "Frames carried by the link, by direction.");
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		metric_sample(b, "vnet_link_frames_total", node, "link",
 		    l->name, "in", l->c.frames_in);
 		metric_sample(b, "vnet_link_frames_total", node, "link",
@@ -367,23 +367,23 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	}
 	metric_head(b, "vnet_link_drops_total", "counter",
 	    "Frames the link dropped (queue full, AQM, fat flows, errors).");
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_drops_total", node, "link",
 		    l->name, NULL, l->c.drops + l->sched.c.tail_drops +
 		    l->sched.c.fat_drops + l->sched.c.aqm_drops);
 	metric_head(b, "vnet_link_ce_marks_total", "counter",
 	    "Frames the link's AQM marked Congestion Experienced.");
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_ce_marks_total", node, "link",
 		    l->name, NULL, l->sched.c.ce_marks);
 	metric_head(b, "vnet_link_connects_total", "counter",
 	    "Times the link came up.");
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_connects_total", node, "link",
 		    l->name, NULL, l->c.connects);
 	metric_head(b, "vnet_link_queue_bytes", "gauge",
 	    "Bytes waiting in the link's queue.");
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_queue_bytes", node, "link",
 		    l->name, NULL, sched_bytes(&l->sched));
 	metric_head(b, "vnet_interface_up", "gauge",

@@ -1,11 +1,6 @@
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 
-#include <linux/sockios.h>
-
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -16,38 +11,33 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/dns.h>
 #include <event2/event.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-
-#include "daemon.h"
-#include "fwd.h"
-#include "history.h"
+#include "clock.h"
+#include "conn.h"
 #include "link.h"
-#include "routing.h"
 #include "log.h"
-#include "tls.h"
 #include "wire.h"
 
 static void	link_set_state(struct link *, enum link_state, const char *why);
 static void	link_schedule(struct link *);
 static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
-static void	conn_sockreadcb(evutil_socket_t, short, void *);
-static void	conn_tls_readcb(evutil_socket_t, short, void *);
-static void	conn_tls_writecb(evutil_socket_t, short, void *);
-static int	conn_tls_flush(struct conn *);
-static void	conn_eventcb(struct bufferevent *, short, void *);
-static const char *conn_closed_why(const struct conn *);
-static void	conn_close(struct conn *, const char *why, int bad);
 static void	link_drain(struct link *);
-static void	conn_congestion(struct conn *, const char *cc);
+static void	link_free(struct link *);
+static void	link_congestion_set(struct link *, struct conn *,
+		    const char *cc);
 static const struct port_ops link_port_ops;
 
-const char *
+/* Our hello, from the daemon: also where this node's name comes from. */
+static void
+links_hello(struct links *lks, struct wire_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	lks->hooks.hello(lks->hooks.arg, h);
+}
+
+static const char *
 link_state_name(enum link_state s)
 {
 	switch (s) {
@@ -72,11 +62,11 @@ link_state_debug(enum link_state s)
 }
 
 struct link *
-link_find(struct vnetd *d, const char *name)
+link_find(struct links *lks, const char *name)
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &lks->list, entry)
 		if (strcmp(l->name, name) == 0)
 			return l;
 	return NULL;
@@ -91,14 +81,14 @@ link_peer(const struct link *l)
 
 /* The link a connection from node belongs to. */
 static struct link *
-link_find_peer(struct vnetd *d, const char *node)
+link_find_peer(struct links *lks, const char *node)
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &d->links, entry)
+	TAILQ_FOREACH(l, &lks->list, entry)
 		if (l->configured && strcmp(link_peer(l), node) == 0)
 			return l;
-	return link_find(d, node);
+	return link_find(lks, node);
 }
 
 static void
@@ -114,11 +104,11 @@ link_pace_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 void
-link_options(struct vnetd *d, const char *name, struct sched_opts *o)
+link_options(struct links *lks, const char *name, struct sched_opts *o)
 {
 	struct sched_optent	*e;
 
-	if ((e = sched_optlist_find(&d->linkopts, name)) != NULL)
+	if ((e = sched_optlist_find(&lks->opts, name)) != NULL)
 		*o = e->opts;
 	else
 		sched_opts_default(o);
@@ -145,7 +135,7 @@ link_queue_set(struct link *l, size_t limit)
 }
 
 static struct link *
-link_new(struct vnetd *d, const char *name)
+link_new(struct links *lks, const char *name)
 {
 	struct link		*l;
 	struct sched_opts	 o;
@@ -153,36 +143,36 @@ link_new(struct vnetd *d, const char *name)
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
-	l->d = d;
+	l->lks = lks;
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->queue_max = LINK_QUEUE_DEFAULT;
 	l->backoff_ms = LINK_BACKOFF_MIN;
-	l->state_since = l->rate_at = vnetd_now_ms();
-	link_options(d, name, &o);
+	l->state_since = l->rate_at = clock_now_ms();
+	link_options(lks, name, &o);
 	if (sched_init(&l->sched, &o, l->queue_max, WIRE_HDR_LEN +
-	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, vnetd_now_us(),
+	    WIRE_FRAME_PREFIX, WIRE_FRAME_MAX, clock_now_us(),
 	    arc4random()) == -1) {
 		free(l);
 		return NULL;
 	}
-	if (sw_port_add(d->sw, &l->port, &link_port_ops, l, name, err,
+	if (sw_port_add(lks->sw, &l->port, &link_port_ops, l, name, err,
 	    sizeof(err)) == -1 ||
-	    (l->ev_retry = evtimer_new(d->base, link_retry_cb, l)) == NULL ||
-	    (l->ev_pace = evtimer_new(d->base, link_pace_cb, l)) == NULL) {
+	    (l->ev_retry = evtimer_new(lks->base, link_retry_cb, l)) == NULL ||
+	    (l->ev_pace = evtimer_new(lks->base, link_pace_cb, l)) == NULL) {
 		if (l->ev_retry != NULL)
 			event_free(l->ev_retry);
-		sw_port_del(d->sw, &l->port);
+		sw_port_del(lks->sw, &l->port);
 		sched_free(&l->sched);
 		free(l);
 		return NULL;
 	}
-	TAILQ_INSERT_TAIL(&d->links, l, entry);
+	TAILQ_INSERT_TAIL(&lks->list, l, entry);
 	return l;
 }
 
 /* Remembers the options a statement gives for its link name. */
 static int
-link_remember_options(struct vnetd *d, const struct stmt *st,
+link_remember_options(struct links *lks, const struct stmt *st,
     struct sched_opts *o, char *err, size_t errlen)
 {
 	char	 why[512];
@@ -192,9 +182,9 @@ link_remember_options(struct vnetd *d, const struct stmt *st,
 		snprintf(err, errlen, "link %s: %s", st->name, why);
 		return -1;
 	}
-	link_options(d, st->name, o);
+	link_options(lks, st->name, o);
 	sched_opts_from_stmt(o, st);
-	if (sched_optlist_set(&d->linkopts, st->name, o) == NULL) {
+	if (sched_optlist_set(&lks->opts, st->name, o) == NULL) {
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
@@ -206,20 +196,20 @@ static void
 link_take_options(struct link *l, const struct stmt *st,
     const struct sched_opts *o)
 {
-	sched_set_opts(&l->sched, o, vnetd_now_us());
+	sched_set_opts(&l->sched, o, clock_now_us());
 	if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
-		conn_congestion(l->conn, o->congestion);
+		link_congestion_set(l, l->conn, o->congestion);
 }
 
 int
-link_set_options(struct vnetd *d, const struct stmt *st, char *err,
+link_set_options(struct links *lks, const struct stmt *st, char *err,
     size_t errlen)
 {
 	struct link		*l;
 	struct sched_opts	 o;
 
 	/* The queue is the link's own, not an option kept for its name. */
-	l = link_find(d, st->name);
+	l = link_find(lks, st->name);
 	if (st->queue != 0 && l == NULL) {
 		snprintf(err, errlen, "set-link %s queue: no such link",
 		    st->name);
@@ -234,7 +224,7 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 		link_drain(l);
 		return 0;
 	}
-	if (link_remember_options(d, st, &o, err, errlen) == -1)
+	if (link_remember_options(lks, st, &o, err, errlen) == -1)
 		return -1;
 	if (l != NULL) {
 		evtimer_del(l->ev_pace);
@@ -245,28 +235,30 @@ link_set_options(struct vnetd *d, const struct stmt *st, char *err,
 }
 
 int
-link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
+link_add(struct links *lks, const struct stmt *st, char *err, size_t errlen)
 {
 	struct link		*l;
 	struct sched_opts	 o;
+	struct wire_hello	 ours;
 
-	if (strcmp(st->name, d->node) == 0) {
+	links_hello(lks, &ours);
+	if (strcmp(st->name, ours.node) == 0) {
 		snprintf(err, errlen, "link %s: that is this node's own name",
 		    st->name);
 		return -1;
 	}
-	if ((l = link_find(d, st->name)) != NULL) {
+	if ((l = link_find(lks, st->name)) != NULL) {
 		if (l->configured) {
 			snprintf(err, errlen, "link %s already exists", st->name);
 			return -1;
 		}
 		/* The peer dialled us first; from now on we dial too. */
-		if (link_remember_options(d, st, &o, err, errlen) == -1)
+		if (link_remember_options(lks, st, &o, err, errlen) == -1)
 			return -1;
 		link_take_options(l, st, &o);
-	} else if (link_remember_options(d, st, &o, err, errlen) == -1)
+	} else if (link_remember_options(lks, st, &o, err, errlen) == -1)
 		return -1;
-	else if ((l = link_new(d, st->name)) == NULL) {
+	else if ((l = link_new(lks, st->name)) == NULL) {
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
@@ -284,24 +276,24 @@ link_add(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 }
 
 int
-link_del(struct vnetd *d, const char *name, char *err, size_t errlen)
+link_del(struct links *lks, const char *name, char *err, size_t errlen)
 {
 	struct link	*l;
 
-	if ((l = link_find(d, name)) == NULL) {
+	if ((l = link_find(lks, name)) == NULL) {
 		snprintf(err, errlen, "no link %s", name);
 		return -1;
 	}
 	log_info("link %s: removed", l->name);
 	link_free(l);
-	sched_optlist_del(&d->linkopts, name);
+	sched_optlist_del(&lks->opts, name);
 	return 0;
 }
 
-void
+static void
 link_free(struct link *l)
 {
-	struct vnetd	*d = l->d;
+	struct links	*lks = l->lks;
 	struct conn	*c;
 	int		 was_up = l->state == LINK_UP;
 
@@ -315,14 +307,14 @@ link_free(struct link *l)
 		c->link = NULL;
 		conn_free(c);
 	}
-	sw_port_del(d->sw, &l->port);
+	sw_port_del(lks->sw, &l->port);
 	event_free(l->ev_retry);
 	event_free(l->ev_pace);
 	sched_free(&l->sched);
-	TAILQ_REMOVE(&d->links, l, entry);
+	TAILQ_REMOVE(&lks->list, l, entry);
 	free(l);
 	if (was_up)
-		routing_link_down(d->routing, NULL);
+		lks->hooks.down(lks->hooks.arg, NULL);
 }
 
 static void
@@ -346,18 +338,18 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		sched_flush(&l->sched);
 	}
 	l->state = state;
-	l->state_since = vnetd_now_ms();
+	l->state_since = clock_now_ms();
 	if (state != LINK_UP && why != NULL) {
 		snprintf(l->last_error, sizeof(l->last_error), "%s", why);
 		l->last_error_at = l->state_since;
 	}
 	if (state == LINK_UP) {
 		sw_port_up(&l->port);
-		routing_link_up(l->d->routing, l);
+		l->lks->hooks.up(l->lks->hooks.arg, l);
 	} else
 		sw_port_down(&l->port);
 	if (state != LINK_UP && was_up)
-		routing_link_down(l->d->routing, l);
+		l->lks->hooks.down(l->lks->hooks.arg, l);
 }
 
 /* Capped exponential backoff with jitter, so that restarted peers spread. */
@@ -371,28 +363,11 @@ link_schedule(struct link *l)
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(l->ev_retry, &tv);
-	l->retry_at = vnetd_now_ms() + ms;
+	l->retry_at = clock_now_ms() + ms;
 	log_debug("link %s: next attempt in %u ms", l->name, ms);
 	l->backoff_ms *= 2;
 	if (l->backoff_ms > LINK_BACKOFF_MAX)
 		l->backoff_ms = LINK_BACKOFF_MAX;
-}
-
-static void
-conn_sockopts(evutil_socket_t fd)
-{
-	int	 one = 1, lowat = LINK_NOTSENT_LOWAT;
-
-	if (fd < 0)
-		return;
-	/* Small frames (ACKs, pings) must not wait behind Nagle. */
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/*
-	 * Frames the kernel holds unsent are out of the AQM's sight and
-	 * delay all that follows: keep them few, the queue in the link.
-	 */
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat,
-	    sizeof(lowat));
 }
 
 /* A TCP socket's congestion control into buf (STMT_CONGESTION_MAX + 1). */
@@ -480,12 +455,12 @@ link_congestion_check(const char *cc, char *err, size_t errlen)
 	return -1;
 }
 
-const char *
+static const char *
 link_congestion(const struct link *l, char *buf)
 {
 	evutil_socket_t	 fd;
 
-	if (l->conn == NULL || (fd = bufferevent_getfd(l->conn->bev)) < 0 ||
+	if (l->conn == NULL || (fd = conn_fd(l->conn)) < 0 ||
 	    congestion_get(fd, buf) == -1)
 		return "-";
 	return buf;
@@ -493,284 +468,46 @@ link_congestion(const struct link *l, char *buf)
 
 /* The link's congestion control for its connection c, now up. */
 static void
-conn_congestion(struct conn *c, const char *cc)
+link_congestion_set(struct link *l, struct conn *c, const char *cc)
 {
 	evutil_socket_t	 fd;
 
-	if ((fd = bufferevent_getfd(c->bev)) < 0)
+	if ((fd = conn_fd(c)) < 0)
 		return;
 	if (congestion_set(fd, cc) == -1)
-		log_warn("link %s: TCP congestion control %s",
-		    c->link != NULL ? c->link->name : c->peer,
+		log_warn("link %s: TCP congestion control %s", l->name,
 		    cc[0] != '\0' ? cc : "default");
-}
-
-static void
-conn_deadline_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	struct conn	*c = arg;
-
-	if (c->state == CONN_CLOSING) {
-		conn_free(c);		/* its BYE did not get out in time */
-		return;
-	}
-	c->d->stats.handshake_timeouts++;
-	log_warnx("%s: no handshake within %d s", c->peer,
-	    LINK_HANDSHAKE_TIMEOUT);
-	conn_close(c, "handshake timeout", 0);
-}
-
-static struct conn *
-conn_new(struct vnetd *d, evutil_socket_t fd, int outgoing, int tls)
-{
-	struct conn	*c;
-	struct timeval	 tv = { LINK_HANDSHAKE_TIMEOUT, 0 };
-
-	if ((c = calloc(1, sizeof(*c))) == NULL)
-		return NULL;
-	c->d = d;
-	c->outgoing = outgoing;
-	c->tls = tls;
-	if (outgoing)
-		c->state = CONN_CONNECTING;
-	else
-		c->state = tls ? CONN_TLS : CONN_HANDSHAKE;
-	if ((c->ev_deadline = evtimer_new(d->base, conn_deadline_cb,
-	    c)) == NULL) {
-		free(c);
-		return NULL;
-	}
-	/*
-	 * Every connection has a socket bufferevent: it connects (resolving
-	 * the name first), and a plain connection writes through it.  A TLS
-	 * connection leaves it once TCP is up (conn_tls_start).
-	 */
-	if ((c->bev = bufferevent_socket_new(d->base, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		event_free(c->ev_deadline);
-		free(c);
-		return NULL;
-	}
-	evtimer_add(c->ev_deadline, &tv);
-	/* Large writes: fewer calls per byte when frames are big. */
-	bufferevent_set_max_single_write(c->bev, 256 * 1024);
-	bufferevent_setcb(c->bev, NULL, NULL, conn_eventcb, c);
-	return c;
-}
-
-static void
-conn_unpend(struct conn *c)
-{
-	if (c->pending) {
-		TAILQ_REMOVE(&c->d->pending, c, entry);
-		c->pending = 0;
-		c->d->npending--;
-	}
-	if (c->closing) {
-		TAILQ_REMOVE(&c->d->closing, c, entry);
-		c->closing = 0;
-	}
-}
-
-void
-conn_free(struct conn *c)
-{
-	conn_unpend(c);
-	if (c->ev_keepalive != NULL)
-		event_free(c->ev_keepalive);
-	if (c->ev_deadline != NULL)
-		event_free(c->ev_deadline);
-	if (c->ev_read != NULL)
-		event_free(c->ev_read);
-	if (c->ev_write != NULL)
-		event_free(c->ev_write);
-	if (c->ssl != NULL)
-		SSL_free(c->ssl);	/* the socket is the bufferevent's */
-	bufferevent_free(c->bev);
-	free(c->rx);
-	free(c->tx);
-	free(c);
-}
-
-void
-conn_flush(struct conn *c)
-{
-	if (c->tls) {
-		if (c->tls_up)
-			(void)conn_tls_flush(c);
-		return;
-	}
-	(void)evbuffer_write(bufferevent_get_output(c->bev),
-	    bufferevent_getfd(c->bev));
-}
-
-/*
- * A connection that must close, found where it cannot be closed (the
- * caller may be forwarding over it): closed from the loop, at once.
- */
-static void
-conn_fail_later(struct conn *c, const char *why)
-{
-	if (c->fail == NULL)
-		c->fail = why;
-	if (c->tls && c->ev_read != NULL)
-		event_active(c->ev_read, EV_READ, 0);
-	else
-		bufferevent_trigger_event(c->bev, BEV_EVENT_ERROR,
-		    BEV_TRIG_DEFER_CALLBACKS);
-}
-
-/*
- * Appends a message to a TLS connection's tx buffer.  Returns -1 if it does
- * not fit (or no memory): never the case for what link_drain adds.
- */
-static int
-conn_tx_add(struct conn *c, const void *p, size_t n)
-{
-	if (c->tx == NULL) {
-		if ((c->tx = malloc(LINK_TX_SIZE)) == NULL)
-			return -1;
-		c->tx_off = c->tx_end = 0;
-	}
-	if (c->tx_off == c->tx_end)
-		c->tx_off = c->tx_end = 0;
-	if (LINK_TX_SIZE - c->tx_end < n) {
-		/* A record OpenSSL waits to send may move (tls.c). */
-		memmove(c->tx, c->tx + c->tx_off, c->tx_end - c->tx_off);
-		c->tx_end -= c->tx_off;
-		c->tx_off = 0;
-		if (LINK_TX_SIZE - c->tx_end < n)
-			return -1;
-	}
-	memcpy(c->tx + c->tx_end, p, n);
-	c->tx_end += n;
-	return 0;
-}
-
-/* Bytes handed to the connection and not yet to the kernel. */
-static size_t
-conn_out_len(struct conn *c)
-{
-	if (c->tls)
-		return c->tx_end - c->tx_off;
-	return evbuffer_get_length(bufferevent_get_output(c->bev));
-}
-
-/*
- * Sends a message of ours (hello, keepalive, BYE): through the bufferevent,
- * or into the tx buffer and out.  A failure closes c from the loop.
- */
-static void
-conn_write(struct conn *c, const void *p, size_t n)
-{
-	if (!c->tls) {
-		if (bufferevent_write(c->bev, p, n) == -1)
-			conn_fail_later(c, "out of memory");
-		return;
-	}
-	if (conn_tx_add(c, p, n) == -1) {
-		if (c->state != CONN_UP || n > WIRE_HDR_LEN)
-			conn_fail_later(c, "out of memory");
-		return;		/* a keepalive: the link is not moving anyway */
-	}
-	if (conn_tls_flush(c) == -1)
-		conn_fail_later(c, c->fail);
-}
-
-/*
- * Starts reading.  The socket is read here, not by the bufferevent, into
- * the connection's own buffer, so that a read takes what the kernel has
- * (libevent's takes at most 4 KiB) and frames are handed on from where
- * they arrived, without a copy; over TLS, records decrypt into it.
- * timeout: the silence that closes the connection, NULL for none.
- */
-static int
-conn_read_start(struct conn *c, const struct timeval *timeout)
-{
-	evutil_socket_t	 fd;
-
-	if (c->ev_read == NULL) {
-		if ((fd = bufferevent_getfd(c->bev)) < 0)
-			return -1;
-		if ((c->ev_read = event_new(c->d->base, fd,
-		    EV_READ | EV_PERSIST, c->tls ? conn_tls_readcb :
-		    conn_sockreadcb, c)) == NULL)
-			return -1;
-	}
-	return event_add(c->ev_read, timeout);
-}
-
-static void
-conn_read_stop(struct conn *c)
-{
-	bufferevent_disable(c->bev, EV_READ);
-	if (c->ev_read != NULL)
-		event_del(c->ev_read);
-}
-
-static void
-conn_send_hello(struct conn *c)
-{
-	struct vnetd		*d = c->d;
-	struct wire_hello	 h;
-	uint8_t			 buf[WIRE_HDR_LEN + WIRE_HELLO_MAX];
-	size_t			 n;
-
-	memset(&h, 0, sizeof(h));
-	h.version = WIRE_VERSION;
-	h.caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | routing_caps(d->routing);
-	h.keepalive = (uint16_t)d->keepalive;
-	snprintf(h.node, sizeof(h.node), "%s", d->node);
-	snprintf(h.network, sizeof(h.network), "%s", d->network);
-	n = wire_hello_encode(buf, sizeof(buf), &h);
-	c->state = CONN_HANDSHAKE;
-	if (!c->tls)
-		bufferevent_enable(c->bev, EV_WRITE);
-	conn_write(c, buf, n);
-	if (conn_read_start(c, NULL) == -1)
-		log_warn("%s: cannot read", c->peer);	/* the deadline ends it */
 }
 
 static void
 link_dial(struct link *l)
 {
-	struct vnetd	*d = l->d;
+	struct links	*lks = l->lks;
 	struct conn	*c;
+	char		 peer[STMT_HOST_MAX + 10];
 
 	if (!l->configured || l->dialing != NULL || l->state == LINK_UP)
 		return;
 	l->retry_at = 0;
-	if ((c = conn_new(d, -1, 1, l->tls)) == NULL) {
+	stmt_hostport_format(&l->addr, peer, sizeof(peer));
+	if ((c = conn_dial(&lks->conns, l, l->name, link_peer(l), peer,
+	    l->tls)) == NULL) {
 		log_warn("link %s: connection", l->name);
 		link_schedule(l);
 		return;
 	}
-	c->link = l;
 	l->dialing = c;
-	stmt_hostport_format(&l->addr, c->peer, sizeof(c->peer));
 	link_set_state(l, LINK_CONNECTING, NULL);
 	log_debug("link %s: connecting to %s%s", l->name, c->peer,
 	    l->tls ? " (TLS)" : "");
-	/* A literal needs no lookup; a name is resolved without blocking. */
-	if (bufferevent_socket_connect_hostname(c->bev, d->dns, AF_UNSPEC,
-	    l->addr.host, l->addr.port) == -1) {
+	if (conn_connect(c, l->addr.host, l->addr.port) == -1) {
 		l->dialing = NULL;
 		c->link = NULL;
 		conn_free(c);
-		log_warnx("link %s: cannot connect to %s", l->name, c->peer);
+		log_warnx("link %s: cannot connect to %s", l->name, peer);
 		link_set_state(l, LINK_IDLE, "connect failed");
 		link_schedule(l);
 	}
-}
-
-static void
-keepalive_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	struct conn	*c = arg;
-	uint8_t		 buf[WIRE_HDR_LEN];
-
-	wire_empty_encode(buf, WIRE_KEEPALIVE);
-	conn_write(c, buf, sizeof(buf));
 }
 
 /*
@@ -778,52 +515,42 @@ keepalive_cb(evutil_socket_t fd, short ev, void *arg)
  * Returns 1 if the new one wins.
  */
 static int
-conn_new_wins(struct vnetd *d, const struct conn *old, const struct conn *new)
+conn_new_wins(struct links *lks, const struct conn *old, const struct conn *new)
 {
+	struct wire_hello ours;
 	const char	*old_by, *new_by;
 
-	old_by = old->outgoing ? d->node : old->hello.node;
-	new_by = new->outgoing ? d->node : new->hello.node;
+	links_hello(lks, &ours);
+	old_by = old->outgoing ? ours.node : old->hello.node;
+	new_by = new->outgoing ? ours.node : new->hello.node;
 	if (strcmp(old_by, new_by) == 0)
 		return 1;
 	return strcmp(new_by, old_by) < 0;
 }
 
-/* Room in the output buffer: refill it from the link's queue. */
-static void
-conn_writecb(struct bufferevent *bev, void *arg)
-{
-	struct conn	*c = arg;
-
-	if (c->link != NULL && c->link->conn == c)
-		link_drain(c->link);
-}
-
-/* Returns -1 if c was closed instead. */
+/* c's hello passed: it joins its link.  Returns -1 if c was closed instead. */
 static int
-conn_established(struct conn *c)
+link_conn_join(void *arg, struct conn *c)
 {
-	struct vnetd	*d = c->d;
+	struct links	*lks = arg;
 	struct link	*l = c->link;
-	struct timeval	 tv;
-	char		 desc[128];
 
 	if (l == NULL) {
-		l = link_find_peer(d, c->hello.node);
+		l = link_find_peer(lks, c->hello.node);
 		/* Configured for TLS: a plain connection cannot stand in. */
-		if (l != NULL && l->tls && !c->tls) {
+		if (l != NULL && l->tls && !conn_tls(c)) {
 			log_warnx("link %s: refused: a plain connection from "
 			    "%s, but the link is configured with tls", l->name,
 			    c->peer);
-			d->stats.refused++;
-			link_refusal_add(d, c->peer, c->hello.node, "a plain "
+			lks->conns.stats.refused++;
+			link_refusal_add(lks, c->peer, c->hello.node, "a plain "
 			    "connection, but the link is configured with tls");
 			conn_close(c, "plain connection for a TLS link", 0);
 			return -1;
 		}
 		conn_unpend(c);
 		if (l == NULL &&
-		    (l = link_new(d, c->hello.node)) == NULL) {
+		    (l = link_new(lks, c->hello.node)) == NULL) {
 			log_warnx("link %s: out of memory", c->hello.node);
 			conn_free(c);
 			return -1;
@@ -833,7 +560,7 @@ conn_established(struct conn *c)
 		l->dialing = NULL;
 
 	if (l->conn != NULL) {
-		if (!conn_new_wins(d, l->conn, c)) {
+		if (!conn_new_wins(lks, l->conn, c)) {
 			log_info("link %s: keeping the existing connection, "
 			    "closing the one from %s", l->name, c->peer);
 			c->link = NULL;
@@ -854,34 +581,25 @@ conn_established(struct conn *c)
 	}
 	evtimer_del(l->ev_retry);
 	l->retry_at = 0;
-	evtimer_del(c->ev_deadline);
 	l->conn = c;
-	c->state = CONN_UP;
+	return 0;
+}
+
+/* c, joined, is up: so is its link. */
+static void
+link_conn_established(void *arg, struct conn *c)
+{
+	struct link	*l = c->link;
+	char		 desc[128];
+
 	if (l->sched.opts.congestion[0] != '\0')
-		conn_congestion(c, l->sched.opts.congestion);
-	if (c->tls) {
-		tls_describe(c->ssl, desc, sizeof(desc));
+		link_congestion_set(l, c, l->sched.opts.congestion);
+	if (c->io->describe(c, desc, sizeof(desc)) == 0)
 		log_info("link %s: %s, certificate of node %s verified",
 		    l->name, desc, c->hello.node);
-	}
-	c->up_since = vnetd_now_ms();
 	l->backoff_ms = LINK_BACKOFF_MIN;
 	l->c.connects++;
-
-	/* Silent for three of the peer's intervals: the link is down. */
-	tv.tv_sec = 3 * c->hello.keepalive;
-	tv.tv_usec = 0;
-	(void)conn_read_start(c, &tv);
-	if (!c->tls) {
-		bufferevent_setcb(c->bev, NULL, conn_writecb, conn_eventcb, c);
-		bufferevent_setwatermark(c->bev, EV_WRITE, LINK_OUT_LOW, 0);
-	}
-	tv.tv_sec = d->keepalive;
-	c->ev_keepalive = event_new(d->base, -1, EV_PERSIST, keepalive_cb, c);
-	if (c->ev_keepalive != NULL)
-		event_add(c->ev_keepalive, &tv);
 	link_set_state(l, LINK_UP, c->peer);
-	return 0;
 }
 
 /* The connection c of link l is gone; l goes down and, if configured, redials. */
@@ -908,664 +626,133 @@ link_conn_lost(struct link *l, struct conn *c, const char *why)
 		link_free(l);	/* an incoming link lives with its connection */
 }
 
-static void
-closing_writecb(struct bufferevent *bev, void *arg)
-{
-	conn_free(arg);
-}
+
+/* The connection callbacks (conn.h): what the links hear from connections. */
 
 static void
-closing_eventcb(struct bufferevent *bev, short what, void *arg)
+link_conn_hello(void *arg, struct wire_hello *h)
 {
-	conn_free(arg);
+	links_hello(arg, h);
 }
 
-/*
- * Closes a connection.  Detached first from its link (which may redial).  An
- * established one is told why with a BYE, flushed within a second.
- */
+static struct ssl_ctx_st *
+link_conn_tls(void *arg)
+{
+	struct links	*lks = arg;
+
+	return lks->hooks.tls(lks->hooks.arg);
+}
+
 static void
-conn_close(struct conn *c, const char *why, int bad)
+link_conn_connected(void *arg, struct conn *c)
 {
-	struct vnetd	*d = c->d;
-	struct link	*l = c->link;
-	struct timeval	 tv = { 1, 0 };
-	uint8_t		 buf[WIRE_HDR_LEN];
-	int		 was_up = c->state == CONN_UP;
-
-	if (bad)
-		d->stats.bad_messages++;
-	if (l != NULL) {
-		log_info("link %s: closing connection %s: %s", l->name,
-		    c->peer, why);
-		c->link = NULL;
-		link_conn_lost(l, c, why);
-	} else if (c->pending) {
-		log_info("connection from %s: closing: %s", c->peer, why);
-		conn_unpend(c);
-	}
-	if (c->ev_keepalive != NULL) {
-		event_free(c->ev_keepalive);
-		c->ev_keepalive = NULL;
-	}
-	if (!was_up || bad || c->state == CONN_CLOSING) {
-		c->state = CONN_CLOSING;
-		conn_free(c);
-		return;
-	}
-	c->state = CONN_CLOSING;
-	TAILQ_INSERT_TAIL(&d->closing, c, entry);
-	c->closing = 1;
-	wire_empty_encode(buf, WIRE_BYE);
-	conn_read_stop(c);
-	if (c->tls) {
-		/* The write event frees it once out, the deadline if not. */
-		if (conn_tx_add(c, buf, sizeof(buf)) == -1 ||
-		    conn_tls_flush(c) == -1 || c->tx_off == c->tx_end) {
-			conn_free(c);
-			return;
-		}
-		evtimer_add(c->ev_deadline, &tv);
-		return;
-	}
-	bufferevent_write(c->bev, buf, sizeof(buf));
-	bufferevent_set_timeouts(c->bev, NULL, &tv);
-	bufferevent_setcb(c->bev, NULL, closing_writecb, closing_eventcb, c);
-}
-
-static int
-conn_hello(struct conn *c, const uint8_t *p, size_t n)
-{
-	struct vnetd	*d = c->d;
-	const char	*why;
-	char		 why_buf[160];
-
-	/*
-	 * A refusal is counted once, as refused (not as a bad message too),
-	 * and the link it was for (ours, when we dialled) says why.
-	 */
-	if (wire_hello_decode(p, n, &c->hello, &why) == -1) {
-		log_warnx("%s: refused: %s", c->peer, why);
-		d->stats.refused++;
-		link_refusal_add(d, c->peer, NULL, why);
-		conn_close(c, why, 0);
-		return -1;
-	}
-	if (strcmp(c->hello.network, d->network) != 0) {
-		log_warnx("%s: refused: node %s is in network %s, not %s",
-		    c->peer, c->hello.node, c->hello.network, d->network);
-		d->stats.refused++;
-		snprintf(why_buf, sizeof(why_buf), "node %s is in network %s, "
-		    "not %s", c->hello.node, c->hello.network, d->network);
-		link_refusal_add(d, c->peer, c->hello.node, why_buf);
-		conn_close(c, why_buf, 0);
-		return -1;
-	}
-	if (strcmp(c->hello.node, d->node) == 0) {
-		log_warnx("%s: refused: peer has our own node name %s",
-		    c->peer, d->node);
-		d->stats.refused++;
-		snprintf(why_buf, sizeof(why_buf), "peer has our own node "
-		    "name %s", d->node);
-		link_refusal_add(d, c->peer, c->hello.node, why_buf);
-		conn_close(c, why_buf, 0);
-		return -1;
-	}
-	if (c->outgoing && strcmp(c->hello.node, link_peer(c->link)) != 0) {
-		log_warnx("link %s: refused: %s is node %s, not %s",
-		    c->link->name, c->peer, c->hello.node, link_peer(c->link));
-		d->stats.refused++;
-		snprintf(why_buf, sizeof(why_buf), "the peer is node %s, "
-		    "not %s", c->hello.node, link_peer(c->link));
-		link_refusal_add(d, c->peer, c->hello.node, why_buf);
-		conn_close(c, why_buf, 0);
-		return -1;
-	}
-	/* The certificate must be that of the node the hello claims to be. */
-	if (c->tls && !c->outgoing && tls_check_peer(c->ssl, c->hello.node,
-	    why_buf, sizeof(why_buf)) == -1) {
-		log_warnx("%s: refused: %s", c->peer, why_buf);
-		d->stats.tls_refused++;
-		link_refusal_add(d, c->peer, c->hello.node, why_buf);
-		conn_close(c, "certificate names another node", 0);
-		return -1;
-	}
-	return conn_established(c);
-}
-
-/*
- * A plain connection wakes its reader when the message it waits for can be
- * complete, not for every segment of it: SO_RCVLOWAT is the rest of that
- * message (the kernel still wakes it early under memory pressure).  A TLS
- * connection's bytes are records, not messages: left alone.
- */
-static void
-conn_rcvlowat(struct conn *c, size_t need)
-{
-	int	 lowat;
-
-	if (c->tls || c->ev_read == NULL)
-		return;
-	lowat = need > LINK_RCVLOWAT_MAX ? LINK_RCVLOWAT_MAX : (int)need;
-	if (lowat < 1)
-		lowat = 1;
-	if (lowat == c->rcvlowat)
-		return;
-	if (setsockopt(event_get_fd(c->ev_read), SOL_SOCKET, SO_RCVLOWAT,
-	    &lowat, sizeof(lowat)) == 0)
-		c->rcvlowat = lowat;
-}
-
-/*
- * Room for at least one whole message at the end of the receive buffer:
- * the part of a message already there moves to the front (at most one
- * message, once per buffer's worth).  Returns the room, 0 without memory.
- */
-static size_t
-conn_rx_room(struct conn *c)
-{
-	if (c->rx == NULL) {
-		if ((c->rx = malloc(LINK_RX_SIZE)) == NULL)
-			return 0;
-		c->rx_off = c->rx_end = 0;
-	}
-	if (c->rx_off == c->rx_end)
-		c->rx_off = c->rx_end = 0;
-	else if (LINK_RX_SIZE - c->rx_end < WIRE_HDR_LEN + WIRE_PAYLOAD_MAX) {
-		memmove(c->rx, c->rx + c->rx_off, c->rx_end - c->rx_off);
-		c->rx_end -= c->rx_off;
-		c->rx_off = 0;
-	}
-	return LINK_RX_SIZE - c->rx_end;
-}
-
-/*
- * Handles the whole messages in the receive buffer, in place.  Returns -1
- * if c was closed (and may be freed).
- */
-static int
-conn_input(struct conn *c)
-{
-	struct vnetd	*d = c->d;
-	struct wire_hdr	 h;
-	struct wire_frame f;
-	struct sw_frame	 sf;
-	struct link	*l;
-	const uint8_t	*p;
-	const char	*why;
-	size_t		 avail;
-
-	for (;;) {
-		p = c->rx + c->rx_off;
-		avail = c->rx_end - c->rx_off;
-		if (avail < WIRE_HDR_LEN) {
-			conn_rcvlowat(c, WIRE_HDR_LEN - avail);
-			return 0;
-		}
-		if (wire_hdr_decode(p, WIRE_HDR_LEN, &h, &why) == -1) {
-			log_warnx("%s: malformed message: %s", c->peer, why);
-			conn_close(c, why, 1);
-			return -1;
-		}
-		if (c->state != CONN_UP && h.type != WIRE_HELLO) {
-			log_warnx("%s: message before hello", c->peer);
-			conn_close(c, "message before hello", 1);
-			return -1;
-		}
-		if (c->state == CONN_UP && h.type == WIRE_HELLO) {
-			log_warnx("%s: second hello", c->peer);
-			conn_close(c, "second hello", 1);
-			return -1;
-		}
-		if (avail < WIRE_HDR_LEN + h.len) {
-			conn_rcvlowat(c, WIRE_HDR_LEN + h.len - avail);
-			return 0;
-		}
-		c->rx_off += WIRE_HDR_LEN + h.len;
-		p += WIRE_HDR_LEN;
-
-		switch (h.type) {
-		case WIRE_HELLO:
-			if (conn_hello(c, p, h.len) == -1)
-				return -1;
-			break;
-		case WIRE_KEEPALIVE:
-			break;
-		case WIRE_NODE:
-			if (!(routing_caps(d->routing) & WIRE_CAP_NODES))
-				why = "node record, but none was asked for";
-			else if (routing_input(d->routing, c->link, p, h.len,
-			    &why) == 0)
-				break;
-			log_warnx("%s: malformed node record: %s", c->peer,
-			    why);
-			conn_close(c, why, 1);
-			return -1;
-		case WIRE_BYE:
-			conn_close(c, "peer said goodbye", 0);
-			return -1;
-		case WIRE_FRAME:
-			if (wire_frame_decode(p, h.len, &f, &why) == -1) {
-				log_warnx("%s: malformed frame: %s", c->peer,
-				    why);
-				conn_close(c, why, 1);
-				return -1;
-			}
-			l = c->link;
-			l->c.frames_in++;
-			l->c.bytes_in += f.len;
-			sf.vh = sw_vh(f.vh);
-			sf.eth = f.eth;
-			sf.len = f.len;
-			sf.hops = h.hops;
-			sf.origin = f.origin;
-			sf.seq = f.seq;
-			/* Forwarding never closes this connection. */
-			sw_input(d->sw, &l->port, &sf);
-			break;
-		}
-	}
-}
-
-/* A plain connection's socket is readable (or silent too long). */
-static void
-conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn	*c = arg;
-	ssize_t		 n;
-	size_t		 room;
-	int		 i;
-
-	if (what & EV_TIMEOUT) {
-		conn_close(c, c->state == CONN_UP ? "peer silent" :
-		    "handshake timeout", 0);
-		return;
-	}
-	/* A few reads at most, then the other events get their turn. */
-	for (i = 0; i < LINK_RX_READS; i++) {
-		if ((room = conn_rx_room(c)) == 0) {
-			conn_close(c, "out of memory", 0);
-			return;
-		}
-		n = read(fd, c->rx + c->rx_end, room);
-		if (n == 0) {
-			conn_close(c, conn_closed_why(c), 0);
-			return;
-		}
-		if (n == -1) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR)
-				return;
-			conn_close(c, strerror(errno), 0);
-			return;
-		}
-		c->rx_end += (size_t)n;
-		if (conn_input(c) == -1)
-			return;
-		if ((size_t)n < room)
-			return;		/* the socket is empty */
-	}
-}
-
-/*
- * A TLS connection failed: say why, and count it as a refusal when it was
- * this side that refused the peer's certificate.  first: the first OpenSSL
- * error, 0 for none (sockerr then says what the system call met).
- */
-static void
-conn_tls_error(struct conn *c, int sockerr, unsigned long first, char *why,
-    size_t len)
-{
-	if (first == 0 && SSL_get_verify_result(c->ssl) == X509_V_OK) {
-		/* Not TLS's doing: the connection itself failed. */
-		snprintf(why, len, "%s", sockerr != 0 ?
-		    evutil_socket_error_to_string(sockerr) :
-		    "connection failed");
-		return;
-	}
-	if (tls_failure(c->ssl, first, why, len)) {
-		c->d->stats.tls_refused++;
-		link_refusal_add(c->d, c->peer, NULL, why);
-		log_warnx("%s: refused: %s", c->peer, why);
-	} else if (c->state != CONN_UP) {
-		c->d->stats.tls_failed++;
-		log_warnx("%s: TLS handshake failed: %s", c->peer, why);
-	}
-}
-
-/*
- * What a TLS call that did not succeed means for c: waiting is 0, the end
- * is -1 with the reason in c->fail (the caller closes c, or has it closed).
- */
-static int
-conn_tls_wait(struct conn *c, enum tls_io r, unsigned long err, int writing)
-{
-	int	 sockerr = errno;
-
-	switch (r) {
-	case TLS_IO_OK:
-		return 0;
-	case TLS_IO_WANT_READ:
-		if (writing)
-			c->wr_wants_rd = 1;	/* ev_read is always on */
-		return 0;
-	case TLS_IO_WANT_WRITE:
-		if (!writing)
-			c->rd_wants_wr = 1;
-		event_add(c->ev_write, NULL);
-		return 0;
-	case TLS_IO_CLOSED:
-		c->fail = conn_closed_why(c);
-		return -1;
-	case TLS_IO_ERROR:
-		break;
-	}
-	conn_tls_error(c, sockerr, err, c->fail_buf, sizeof(c->fail_buf));
-	c->fail = c->fail_buf;
-	return -1;
-}
-
-/*
- * Writes the tx buffer as records, as far as the socket takes them; the
- * write event finishes the job.  Returns -1 with c->fail set if c must
- * close (the caller closes it, or has it closed).
- */
-static int
-conn_tls_flush(struct conn *c)
-{
-	unsigned long	 err;
-	enum tls_io	 r;
-	size_t		 n;
-
-	c->wr_wants_rd = 0;
-	while (c->tx_off < c->tx_end) {
-		r = tls_write(c->ssl, c->tx + c->tx_off, c->tx_end - c->tx_off,
-		    &n, &err);
-		if (r != TLS_IO_OK)
-			return conn_tls_wait(c, r, err, 1);
-		c->tx_off += n;
-	}
-	c->tx_off = c->tx_end = 0;
-	return 0;
-}
-
-/* TLS is up: an incoming connection says hello, an outgoing one checks first. */
-static void
-conn_connected(struct conn *c)
-{
-	char	 why[160];
-
-	conn_sockopts(bufferevent_getfd(c->bev));
-	if (c->state == CONN_TLS) {
-		log_debug("%s: TLS handshake done", c->peer);
-		conn_send_hello(c);
-		return;
-	}
-	if (c->tls && tls_check_peer(c->ssl, link_peer(c->link), why,
-	    sizeof(why)) == -1) {
-		log_warnx("link %s: refused %s: %s", c->link->name, c->peer,
-		    why);
-		c->d->stats.tls_refused++;
-		link_refusal_add(c->d, c->peer, link_peer(c->link), why);
-		conn_close(c, why, 0);
-		return;
-	}
 	log_debug("link %s: connected to %s", c->link->name, c->peer);
 	link_set_state(c->link, LINK_HANDSHAKE, NULL);
-	conn_send_hello(c);
 }
 
-/* One step of the TLS handshake (which may close c). */
 static void
-conn_tls_handshake(struct conn *c)
+link_conn_frame(void *arg, struct conn *c, uint8_t hops,
+    const struct wire_frame *f)
 {
-	unsigned long	 err;
-	enum tls_io	 r;
+	struct links	*lks = arg;
+	struct link	*l = c->link;
+	struct sw_frame	 sf;
 
-	if ((r = tls_handshake(c->ssl, &err)) != TLS_IO_OK) {
-		if (conn_tls_wait(c, r, err, 0) == -1)
-			conn_close(c, c->fail, 0);
-		return;
-	}
-	c->tls_up = 1;
-	c->rd_wants_wr = 0;
-	event_del(c->ev_write);
-	/* Records read ahead with the handshake's last are read on the next turn. */
-	event_active(c->ev_read, EV_READ, 0);
-	conn_connected(c);
+	l->c.frames_in++;
+	l->c.bytes_in += f->len;
+	sf.vh = sw_vh(f->vh);
+	sf.eth = f->eth;
+	sf.len = f->len;
+	sf.hops = hops;
+	sf.origin = f->origin;
+	sf.seq = f->seq;
+	sw_input(lks->sw, &l->port, &sf);
 }
 
-/*
- * TCP is up (or accepted): TLS takes the socket from the bufferevent, and
- * the handshake starts from the loop.
- */
 static int
-conn_tls_start(struct conn *c)
+link_conn_node(void *arg, struct conn *c, const uint8_t *p, size_t n,
+    const char **why)
 {
-	evutil_socket_t	 fd;
+	struct links	*lks = arg;
 
-	if ((fd = bufferevent_getfd(c->bev)) < 0 || c->d->tls == NULL)
-		return -1;
-	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
-	if ((c->ssl = tls_conn_new(c->d->tls, fd, c->outgoing)) == NULL ||
-	    (c->ev_write = event_new(c->d->base, fd, EV_WRITE,
-	    conn_tls_writecb, c)) == NULL ||
-	    conn_read_start(c, NULL) == -1)
-		return -1;
-	event_active(c->ev_write, EV_WRITE, 0);
-	return 0;
+	return lks->hooks.node(lks->hooks.arg, c->link, p, n, why);
 }
 
-/*
- * What a TLS connection's socket events do first: close it if it must, or
- * run the handshake.  Returns 1 if that was all (c may be gone).
- */
-static int
-conn_tls_event_done(struct conn *c)
+static void
+link_conn_closing(void *arg, struct conn *c, const char *why)
 {
-	if (c->fail != NULL) {
-		conn_close(c, c->fail, 0);
-		return 1;
-	}
-	if (!c->tls_up) {
-		conn_tls_handshake(c);
-		return 1;
-	}
-	return 0;
+	struct link	*l = c->link;
+
+	log_info("link %s: closing connection %s: %s", l->name, c->peer, why);
+	c->link = NULL;
+	link_conn_lost(l, c, why);
 }
 
-/*
- * Writes what waits in the tx buffer and refills it from the link's queue
- * once there is room.  Returns -1 if c was closed.
- */
-static int
-conn_tls_write_more(struct conn *c)
+static void
+link_conn_refused(void *arg, const char *peer, const char *node,
+    const char *why)
 {
-	if (conn_tls_flush(c) == -1) {
-		conn_close(c, c->fail, 0);
-		return -1;
-	}
-	if (c->link != NULL && c->link->conn == c &&
-	    conn_out_len(c) <= LINK_OUT_LOW)
+	link_refusal_add(arg, peer, node, why);
+}
+
+/* Room in the connection's output: refill it from the link's queue. */
+static void
+link_conn_writable(void *arg, struct conn *c)
+{
+	if (c->link->conn == c)
 		link_drain(c->link);
-	return 0;
 }
 
-/* A TLS connection's socket is readable (or silent too long). */
-static void
-conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
+static const struct conn_cbs link_conn_cbs = {
+	.hello = link_conn_hello,
+	.tls = link_conn_tls,
+	.connected = link_conn_connected,
+	.join = link_conn_join,
+	.established = link_conn_established,
+	.frame = link_conn_frame,
+	.node = link_conn_node,
+	.lost = link_conn_closing,
+	.refused = link_conn_refused,
+	.writable = link_conn_writable,
+};
+
+void
+links_init(struct links *lks, struct sw *sw, const struct links_hooks *hooks)
 {
-	struct conn	*c = arg;
-	unsigned long	 err;
-	enum tls_io	 r;
-	size_t		 room, n;
-	int		 i;
-
-	if (what & EV_TIMEOUT) {
-		conn_close(c, c->state == CONN_UP ? "peer silent" :
-		    "handshake timeout", 0);
-		return;
-	}
-	if (conn_tls_event_done(c) ||
-	    (c->wr_wants_rd && conn_tls_write_more(c) == -1))
-		return;
-	for (i = 0; i < LINK_TLS_READS; i++) {
-		if ((room = conn_rx_room(c)) == 0) {
-			conn_close(c, "out of memory", 0);
-			return;
-		}
-		r = tls_read(c->ssl, c->rx + c->rx_end, room, &n, &err);
-		if (r != TLS_IO_OK) {
-			if (conn_tls_wait(c, r, err, 0) == -1)
-				conn_close(c, c->fail, 0);
-			return;
-		}
-		c->rx_end += n;
-		if (conn_input(c) == -1)
-			return;
-	}
-	/* Records read ahead and not decrypted: after the other events. */
-	if (SSL_has_pending(c->ssl))
-		event_active(c->ev_read, EV_READ, 0);
-}
-
-/* A TLS connection's socket is writable, or its handshake is to start. */
-static void
-conn_tls_writecb(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn	*c = arg;
-
-	if (c->state == CONN_CLOSING) {
-		if (conn_tls_flush(c) == -1 || c->tx_off == c->tx_end)
-			conn_free(c);
-		return;
-	}
-	if (conn_tls_event_done(c))
-		return;
-	if (c->rd_wants_wr) {
-		c->rd_wants_wr = 0;
-		event_active(c->ev_read, EV_READ, 0);
-	}
-	(void)conn_tls_write_more(c);
-}
-
-static void
-conn_eventcb(struct bufferevent *bev, short what, void *arg)
-{
-	struct conn	*c = arg;
-	char		 why[160];
-	int		 err = EVUTIL_SOCKET_ERROR();
-
-	if (what & BEV_EVENT_CONNECTED) {
-		if (!c->tls)
-			conn_connected(c);
-		else if (conn_tls_start(c) == -1)
-			conn_close(c, "cannot start TLS: out of memory", 0);
-		return;
-	}
-	if (c->fail != NULL)
-		snprintf(why, sizeof(why), "%s", c->fail);
-	else if (what & BEV_EVENT_TIMEOUT)
-		snprintf(why, sizeof(why), "%s",
-		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
-	else if (what & BEV_EVENT_EOF)
-		snprintf(why, sizeof(why), "%s", conn_closed_why(c));
-	else if (what & BEV_EVENT_ERROR) {
-		int dnserr = bufferevent_socket_get_dns_error(bev);
-
-		if (dnserr != 0)
-			snprintf(why, sizeof(why), "%s",
-			    evutil_gai_strerror(dnserr));
-		else
-			snprintf(why, sizeof(why), "%s",
-			    evutil_socket_error_to_string(err));
-	} else
-		snprintf(why, sizeof(why), "event 0x%x", what);
-	conn_close(c, why, 0);
-}
-
-/* Pending connections from host: a scan, LINK_PENDING_MAX at most. */
-static size_t
-conn_pending_from(struct vnetd *d, const char *host)
-{
-	struct conn	*c;
-	size_t		 n = 0;
-
-	TAILQ_FOREACH(c, &d->pending, entry)
-		if (strcmp(c->from, host) == 0)
-			n++;
-	return n;
+	memset(lks, 0, sizeof(*lks));
+	TAILQ_INIT(&lks->list);
+	TAILQ_INIT(&lks->opts);
+	TAILQ_INIT(&lks->conns.pending);
+	TAILQ_INIT(&lks->conns.closing);
+	lks->sw = sw;
+	lks->hooks = *hooks;
 }
 
 void
-conn_accept(struct vnetd *d, int fd, const struct sockaddr *sa, int socklen,
-    int tls)
+links_start(struct links *lks, struct event_base *base,
+    struct evdns_base *dns)
 {
-	struct conn	*c;
-	char		 host[INET6_ADDRSTRLEN];
-	uint16_t	 port = 0;
-	uint64_t	 now;
+	lks->base = base;
+	conns_init(&lks->conns, base, dns, clock_now_ms, &link_conn_cbs, lks);
+}
 
-	host[0] = '\0';
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)sa;
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
-		port = ntohs(sin->sin_port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)sa;
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
-		port = ntohs(sin6->sin6_port);
-	}
-	/*
-	 * A flood of connections that never say hello must not take all
-	 * descriptors and memory: past the limit, new ones are closed at
-	 * once (and logged at most once a second, or the log is the flood).
-	 */
-	if (d->npending >= LINK_PENDING_MAX) {
-		d->stats.pending_full++;
-		now = vnetd_now_ms();
-		if (now - d->pending_full_logged >= 1000) {
-			d->pending_full_logged = now;
-			log_warnx("connection from %s closed: %d connections "
-			    "are waiting for their handshake (%llu closed so "
-			    "far)", host, LINK_PENDING_MAX,
-			    (unsigned long long)d->stats.pending_full);
-		}
-		evutil_closesocket(fd);
-		return;
-	}
-	/* Nor may one address take all the slots that others need. */
-	if (conn_pending_from(d, host) >= LINK_PENDING_PER_ADDR) {
-		d->stats.pending_addr_full++;
-		now = vnetd_now_ms();
-		if (now - d->pending_addr_logged >= 1000) {
-			d->pending_addr_logged = now;
-			log_warnx("connection from %s closed: %d connections "
-			    "from that address are waiting for their "
-			    "handshake (%llu closed so far)", host,
-			    LINK_PENDING_PER_ADDR,
-			    (unsigned long long)d->stats.pending_addr_full);
-		}
-		evutil_closesocket(fd);
-		return;
-	}
-	conn_sockopts(fd);
-	if ((c = conn_new(d, fd, 0, tls)) == NULL) {
-		log_warn("accept");
-		evutil_closesocket(fd);
-		return;
-	}
-	snprintf(c->from, sizeof(c->from), "%s", host);
-	snprintf(c->peer, sizeof(c->peer), sa->sa_family == AF_INET6 ?
-	    "[%s]:%u" : "%s:%u", host, port);
-	TAILQ_INSERT_TAIL(&d->pending, c, entry);
-	c->pending = 1;
-	d->npending++;
-	log_debug("connection from %s%s", c->peer, tls ? " (TLS)" : "");
-	if (!tls)
-		conn_send_hello(c);
-	else if (conn_tls_start(c) == -1)
-		conn_close(c, "cannot start TLS: out of memory", 0);
+void
+links_free(struct links *lks)
+{
+	struct link	*l;
+
+	conns_free_pending(&lks->conns);
+	while ((l = TAILQ_FIRST(&lks->list)) != NULL)
+		link_free(l);
+	conns_free_closing(&lks->conns);
+	sched_optlist_clear(&lks->opts);
+}
+
+void
+links_accept(struct links *lks, int fd, const struct sockaddr *sa,
+    int socklen, int tls)
+{
+	conn_accept(&lks->conns, fd, sa, socklen, tls);
 }
 
 /*
@@ -1578,26 +765,22 @@ static void
 link_drain(struct link *l)
 {
 	struct conn	*c = l->conn;
-	struct evbuffer	*out = NULL;
 	struct lq_item	 it;
 	struct timeval	 tv;
 	uint64_t	 now, wait;
 	size_t		 len;
-	int		 more = 1, r;
+	int		 more = 1;
 
 	if (c == NULL || c->state != CONN_UP ||
 	    evtimer_pending(l->ev_pace, NULL) ||
-	    (len = conn_out_len(c)) >= LINK_OUT_MAX)
+	    (len = conn_out_len(c)) >= CONN_OUT_MAX)
 		return;
-	if (!c->tls) {
-		out = bufferevent_get_output(c->bev);
-		/* One allocation for the batch, not one per frame or two. */
-		if (sched_frames(&l->sched) > 1)
-			(void)evbuffer_expand(out, LINK_OUT_MAX - len);
-	}
-	now = vnetd_now_us();
+	/* One allocation for the batch, not one per frame or two. */
+	if (sched_frames(&l->sched) > 1)
+		conn_reserve(c, CONN_OUT_MAX - len);
+	now = clock_now_us();
  again:
-	while (more && conn_out_len(c) < LINK_OUT_MAX) {
+	while (more && conn_out_len(c) < CONN_OUT_MAX) {
 		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
 		case SCHED_EMPTY:
 			more = 0;
@@ -1611,9 +794,7 @@ link_drain(struct link *l)
 		case SCHED_SEND:
 			break;
 		}
-		r = out != NULL ? evbuffer_add(out, it.data, it.len) :
-		    conn_tx_add(c, it.data, it.len);
-		if (r == -1) {
+		if (conn_add(c, it.data, it.len) == -1) {
 			l->c.drops++;
 			continue;
 		}
@@ -1625,97 +806,32 @@ link_drain(struct link *l)
 	 * records are written here; what the socket took at once makes room
 	 * that no event will announce, so the queue is drained into it now.
 	 */
-	if (!c->tls)
-		return;
-	if (conn_tls_flush(c) == -1) {
-		conn_fail_later(c, c->fail);
-		return;
-	}
-	if (more && conn_out_len(c) <= LINK_OUT_LOW)
+	if (conn_push(c) && more && conn_out_len(c) <= CONN_OUT_LOW)
 		goto again;
 }
 
 /*
- * A TLS connection's direct way: the frame goes into the empty tx buffer
- * (the one copy encryption needs contiguous) and out as records.
- */
-static int
-link_send_tls(struct link *l, const uint8_t *pre, size_t prelen,
-    const uint8_t *eth, size_t len)
-{
-	struct conn	*c = l->conn;
-
-	if (c->tx_off != c->tx_end || c->wr_wants_rd)
-		return -1;
-	if (conn_tx_add(c, pre, prelen) == -1)
-		return -1;
-	if (conn_tx_add(c, eth, len) == -1) {
-		c->tx_off = c->tx_end = 0;
-		return -1;
-	}
-	if (conn_tls_flush(c) == -1)
-		conn_fail_later(c, c->fail);
-	sched_bypassed(&l->sched, vnetd_now_us());
-	l->c.frames_out++;
-	l->c.bytes_out += len;
-	return 0;
-}
-
-/*
- * A frame that need not wait goes straight into a connection's socket:
- * nothing queued in the link or its output buffer, no rate, and (plain)
- * the kernel holding less than LINK_NOTSENT_LOWAT unsent, as when the
- * output would be written at once.  That saves the two copies (into the
- * queue, into the output buffer) that the way through the queue costs.
- * What the socket does not take goes into the output buffer, ahead of all
- * else.  Returns 0 if the frame went (or was handed on), -1 to queue it.
+ * A frame that need not wait goes straight toward the connection's socket:
+ * nothing queued in the link, no rate (conn_send_direct() says what else).
+ * That saves the two copies (into the queue, into the output buffer) that
+ * the way through the queue costs.  Returns 0 if the frame went (or was
+ * handed on), -1 to queue it.
  */
 static int
 link_send_direct(struct link *l, const uint8_t *pre, size_t prelen,
     const uint8_t *eth, size_t len)
 {
-	struct evbuffer	*out;
-	struct iovec	 iov[2];
-	evutil_socket_t	 fd;
-	ssize_t		 n;
-	size_t		 done;
-	int		 unsent;
+	int	 r;
 
 	if (!sched_may_bypass(&l->sched) || evtimer_pending(l->ev_pace, NULL))
 		return -1;
-	if (l->conn->tls)
-		return link_send_tls(l, pre, prelen, eth, len);
-	out = bufferevent_get_output(l->conn->bev);
-	if (evbuffer_get_length(out) != 0 ||
-	    (fd = bufferevent_getfd(l->conn->bev)) < 0)
+	if ((r = conn_send_direct(l->conn, pre, prelen, eth, len)) == -1)
 		return -1;
-	if (ioctl(fd, SIOCOUTQNSD, &unsent) == -1 ||
-	    unsent >= LINK_NOTSENT_LOWAT)
-		return -1;
-	iov[0].iov_base = (void *)(uintptr_t)pre;
-	iov[0].iov_len = prelen;
-	iov[1].iov_base = (void *)(uintptr_t)eth;
-	iov[1].iov_len = len;
-	if ((n = writev(fd, iov, 2)) == -1)
-		return -1;	/* full, or an error the bufferevent will see */
-	done = (size_t)n;
-	if (done < prelen) {
-		if (evbuffer_add(out, pre + done, prelen - done) == -1 ||
-		    evbuffer_add(out, eth, len) == -1)
-			goto lost;
-	} else if (done < prelen + len &&
-	    evbuffer_add(out, eth + (done - prelen), prelen + len - done) == -1)
-		goto lost;
-	sched_bypassed(&l->sched, vnetd_now_us());
+	if (r == 1)
+		return 0;
+	sched_bypassed(&l->sched, clock_now_us());
 	l->c.frames_out++;
 	l->c.bytes_out += len;
-	return 0;
-lost:
-	/*
-	 * Half a message is in the stream: the connection cannot go on.  It
-	 * is closed from the loop: the caller may be forwarding over it.
-	 */
-	conn_fail_later(l->conn, "out of memory");
 	return 0;
 }
 
@@ -1733,7 +849,7 @@ link_port_transmit(struct port *p, const struct sw_frame *f)
 	    f->vh);
 	if (link_send_direct(l, pre, sizeof(pre), f->eth, f->len) == 0)
 		return;
-	if (sched_enqueue(&l->sched, vnetd_now_us(), pre, f->eth,
+	if (sched_enqueue(&l->sched, clock_now_us(), pre, f->eth,
 	    f->len) == -1)
 		return;
 	link_drain(l);
@@ -1773,27 +889,14 @@ static const struct port_ops link_port_ops = {
 
 /* Why links are down: refusals, rates, and the show tables. */
 
-/*
- * A peer that refuses us closes before the handshake is done, and only
- * its side knows why: say where to look.
- */
-static const char *
-conn_closed_why(const struct conn *c)
-{
-	if (c->state == CONN_UP || c->state == CONN_CLOSING)
-		return "connection closed by peer";
-	return "closed by the peer during the handshake: refused? (the "
-	    "peer's vnetctl show refused says why)";
-}
-
 void
-link_refusal_add(struct vnetd *d, const char *peer, const char *node,
+link_refusal_add(struct links *lks, const char *peer, const char *node,
     const char *why)
 {
-	struct link_refusals	*rs = &d->refused;
+	struct link_refusals	*rs = &lks->refused;
 	struct link_refusal	*r = &rs->r[rs->next];
 
-	r->at = vnetd_now_ms();
+	r->at = clock_now_ms();
 	snprintf(r->peer, sizeof(r->peer), "%s", peer);
 	snprintf(r->node, sizeof(r->node), "%s",
 	    node != NULL && node[0] != '\0' ? node : "-");
@@ -1806,12 +909,12 @@ link_refusal_add(struct vnetd *d, const char *peer, const char *node,
 #define LINK_RATE_WINDOW	2000	/* ms */
 
 void
-link_tick(struct vnetd *d, uint64_t now)
+link_tick(struct links *lks, uint64_t now)
 {
 	struct link	*l;
 	uint64_t	 dt;
 
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &lks->list, entry) {
 		if ((dt = now - l->rate_at) < LINK_RATE_WINDOW)
 			continue;
 		l->rate_in = (l->c.bytes_in - l->rate_bytes_in) * 8000 / dt;
@@ -1874,10 +977,10 @@ link_peer_text(const struct link *l, char *buf, size_t len)
 }
 
 void
-link_show_links(struct vnetd *d, int all, struct evbuffer *out)
+link_show_links(struct links *lks, int all, struct evbuffer *out)
 {
 	struct link	*l;
-	uint64_t	 now = vnetd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
 	char		 in[16], outr[16], rates[160], trigger[32];
 	const char	*peer, *origin, *reason;
@@ -1890,9 +993,9 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason" HISTORY_COLUMNS
-		    "\n");
-	TAILQ_FOREACH(l, &d->links, entry) {
+		    "since\trate_in\trate_out\tlast_error\treason%s\n",
+		    lks->hooks.history_columns);
+	TAILQ_FOREACH(l, &lks->list, entry) {
 		const struct sched *sc = &l->sched;
 
 		peer = link_peer_text(l, addr, sizeof(addr));
@@ -1904,7 +1007,7 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 			snprintf(in, sizeof(in), "-");
 			snprintf(outr, sizeof(outr), "-");
 		}
-		origin = routing_link_origin(d->routing, l, trigger,
+		origin = lks->hooks.origin(lks->hooks.arg, l, trigger,
 		    sizeof(trigger), &reason);
 		if (!all) {
 			evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t"
@@ -1934,27 +1037,27 @@ link_show_links(struct vnetd *d, int all, struct evbuffer *out)
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
 		    origin, trigger, since, in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
-		    history_fields(d->history, HISTORY_LINK, l->name, rates,
+		    lks->hooks.history(lks->hooks.arg, l->name, rates,
 		    sizeof(rates)));
 	}
 }
 
 int
-link_show(struct vnetd *d, const char *name, struct evbuffer *out,
+link_show(struct links *lks, const char *name, struct evbuffer *out,
     char *err, size_t errlen)
 {
 	struct link		*l;
 	const struct sched	*sc;
 	struct sched_quantiles	 qt;
-	uint64_t		 now = vnetd_now_ms();
+	uint64_t		 now = clock_now_ms();
 	char			 buf[STMT_HOST_MAX + 10], cc[STMT_CONGESTION_MAX + 1];
 
-	if ((l = link_find(d, name)) == NULL) {
+	if ((l = link_find(lks, name)) == NULL) {
 		snprintf(err, errlen, "no link %s", name);
 		return -1;
 	}
 	sc = &l->sched;
-	sched_quantiles(sc, vnetd_now_us(), &qt);
+	sched_quantiles(sc, clock_now_us(), &qt);
 	evbuffer_add_printf(out, "%%columns name\tvalue\n");
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 #define ROWS(n, v) evbuffer_add_printf(out, "%s\t%s\n", n, v)
@@ -1964,7 +1067,7 @@ link_show(struct vnetd *d, const char *name, struct evbuffer *out,
 	    "out" : "in");
 	ROWS("peer", link_peer_text(l, buf, sizeof(buf)));
 	ROWS("node", link_peer(l));
-	ROWS("tls", l->tls || (l->conn != NULL && l->conn->tls) ? "yes" :
+	ROWS("tls", l->tls || (l->conn != NULL && conn_tls(l->conn)) ? "yes" :
 	    "no");
 	ROWS("since", link_ago(now - l->state_since, buf, sizeof(buf)));
 	ROW("since_s", (now - l->state_since) / 1000);
@@ -2021,11 +1124,11 @@ link_show(struct vnetd *d, const char *name, struct evbuffer *out,
 }
 
 void
-link_show_refused(struct vnetd *d, struct evbuffer *out)
+link_show_refused(struct links *lks, struct evbuffer *out)
 {
-	const struct link_refusals *rs = &d->refused;
+	const struct link_refusals *rs = &lks->refused;
 	const struct link_refusal *r;
-	uint64_t	 now = vnetd_now_ms();
+	uint64_t	 now = clock_now_ms();
 	size_t		 i, n;
 	char		 ago[32];
 
@@ -2053,24 +1156,9 @@ link_node_peer(const struct link *l)
 int
 link_send_node(struct link *l, const uint8_t *p, size_t n)
 {
-	uint8_t	 hdr[WIRE_HDR_LEN];
-	size_t	 room;
-
-	if (link_node_peer(l) == NULL || l->conn->closing)
+	if (link_node_peer(l) == NULL)
 		return -1;
-	/*
-	 * Records bypass the link's queue, so a peer that does not read must
-	 * not make them pile up: past a bound (the TLS buffer's room, or
-	 * LINK_NODE_OUT_MAX) a record is left out; the next refresh repairs
-	 * what it would have said.
-	 */
-	room = l->conn->tls ? LINK_TX_SIZE : LINK_NODE_OUT_MAX;
-	if (conn_out_len(l->conn) + sizeof(hdr) + n > room)
-		return -1;
-	wire_node_encode_hdr(hdr, n);
-	conn_write(l->conn, hdr, sizeof(hdr));
-	conn_write(l->conn, p, n);
-	return 0;
+	return conn_send_node(l->conn, p, n);
 }
 
 uint32_t
@@ -2080,7 +1168,7 @@ link_rtt_us(const struct link *l)
 	socklen_t	 len = sizeof(ti);
 	evutil_socket_t	 fd;
 
-	if (l->conn == NULL || (fd = bufferevent_getfd(l->conn->bev)) < 0 ||
+	if (l->conn == NULL || (fd = conn_fd(l->conn)) < 0 ||
 	    getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
 		return 0;
 	return ti.tcpi_rtt;

@@ -216,7 +216,7 @@ send_all_but(struct routing *r, struct link *except, const uint8_t *p,
 {
 	struct link	*l;
 
-	TAILQ_FOREACH(l, &r->d->links, entry)
+	TAILQ_FOREACH(l, &r->d->links.list, entry)
 		if (l != except && link_node_peer(l) != NULL)
 			send_one(r, l, p, n);
 }
@@ -237,7 +237,7 @@ build(struct routing *r)
 	snprintf(rec->name, sizeof(rec->name), "%s", d->node);
 	rec->seq = r->seq;
 	rec->lifetime = (uint16_t)(3 * refresh_s(r));
-	TAILQ_FOREACH(l, &d->links, entry) {
+	TAILQ_FOREACH(l, &d->links.list, entry) {
 		if ((peer = link_node_peer(l)) == NULL ||
 		    rec->nlinks == NODE_LINKS_MAX || draining(r, l))
 			continue;
@@ -255,7 +255,7 @@ build(struct routing *r)
 		stmt_hostport_format(&r->advertise, rec->addrs[rec->naddrs++],
 		    NODE_ADDR_MAX + 1);
 	else
-		TAILQ_FOREACH(ls, &d->listeners, entry) {
+		TAILQ_FOREACH(ls, &d->listeners.list, entry) {
 			if (rec->naddrs == NODE_ADDRS_MAX)
 				break;
 			stmt_hostport_format(&ls->addr,
@@ -337,7 +337,7 @@ link_to(struct routing *r, const char *name)
 	struct link	*l;
 	const char	*peer;
 
-	TAILQ_FOREACH(l, &r->d->links, entry)
+	TAILQ_FOREACH(l, &r->d->links.list, entry)
 		if ((peer = link_node_peer(l)) != NULL &&
 		    strcmp(peer, name) == 0 && !draining(r, l))
 			return l;
@@ -488,7 +488,7 @@ compute(struct routing *r)
 		for (k = 0; k < r->rec->nmacs; k++)
 			claim(r, e->name, &r->rec->macs[k], via);
 	}
-	TAILQ_FOREACH(l, &r->d->links, entry) {
+	TAILQ_FOREACH(l, &r->d->links.list, entry) {
 		if ((peer = link_node_peer(l)) == NULL ||
 		    (idx = spf_find(r->spf, peer)) == SPF_NONE ||
 		    !spf_tree_link(r->spf, idx))
@@ -560,7 +560,7 @@ routing_decide(void *arg, const uint8_t *dst, const uint8_t *src,
 			if (n < max && ifc->port.fp != in &&
 			    fwd_port_owner(ifc->port.fp) != NULL)
 				out[n++] = ifc->port.fp;
-		TAILQ_FOREACH(l, &d->links, entry) {
+		TAILQ_FOREACH(l, &d->links.list, entry) {
 			p = l->port.fp;
 			if (n == max || p == in || fwd_port_owner(p) == NULL)
 				continue;
@@ -983,13 +983,13 @@ adapt_classify(struct routing *r, const char *peer)
 	struct link	*l;
 	const char	*np;
 
-	if ((l = link_find(r->d, peer)) != NULL && l->configured) {
+	if ((l = link_find(&r->d->links, peer)) != NULL && l->configured) {
 		if (p != NULL && adapt_ours(p->state))
 			return link_node_peer(l) != NULL ? ADAPT_LINK_OURS_UP :
 			    ADAPT_LINK_OURS_DOWN;
 		return ADAPT_LINK_MANUAL;
 	}
-	TAILQ_FOREACH(l, &r->d->links, entry)
+	TAILQ_FOREACH(l, &r->d->links.list, entry)
 		if ((np = link_node_peer(l)) != NULL && strcmp(np, peer) == 0)
 			return !l->configured && strcmp(peer, r->d->node) < 0 ?
 			    ADAPT_LINK_PEERS : ADAPT_LINK_MANUAL;
@@ -1025,7 +1025,7 @@ adapt_dial(struct routing *r, const char *peer, const struct node_rec *rec)
 	snprintf(line, sizeof(line), "link %s %s%s", peer,
 	    addrs[p->addr % n], r->d->tls_cert[0] != '\0' ? " tls" : "");
 	if (stmt_parse(line, &st, &perr) != 1 ||
-	    link_add(r->d, &st, err, sizeof(err)) == -1)
+	    link_add(&r->d->links, &st, err, sizeof(err)) == -1)
 		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
 		    perr.msg[0] != '\0' ? perr.msg : err);
 	else
@@ -1053,8 +1053,8 @@ adapt_do(struct routing *r, const char *peer, enum adapt_action act,
 		routing_compute_soon(r);
 		break;
 	case ADAPT_CLOSE:
-		if ((l = link_find(r->d, peer)) != NULL && l->configured)
-			(void)link_del(r->d, peer, err, sizeof(err));
+		if ((l = link_find(&r->d->links, peer)) != NULL && l->configured)
+			(void)link_del(&r->d->links, peer, err, sizeof(err));
 		routing_originate_soon(r, 0);
 		routing_compute_soon(r);
 		break;

@@ -1,6 +1,6 @@
 /*
  * The SSL_CTX and the certificate checks behind TLS links.  Only this file
- * and link.c (which makes the SSL of each connection) know OpenSSL.
+ * and conn_tls.c (which makes the SSL of each connection) know OpenSSL.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * A connection's TLS I/O (tls.h) between two SSLs on a socket pair with
  * small buffers: the handshake in non-blocking steps; writes that the
  * socket cannot all take, retried from a buffer that moved in between and
- * grew, as link.c's tx buffer does; reads of one record (at most 16 KiB)
+ * grew, as conn_tls.c's tx buffer does; reads of one record (at most 16 KiB)
  * each that give back every byte in order; a peer that closes; a peer
  * that sends bytes that are no TLS record.
  */

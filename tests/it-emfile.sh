@@ -24,7 +24,7 @@ prlimit --pid "${D_PID[e]}" --nofile=24:24 || fail "prlimit failed"
 
 # The connections come from many addresses (10.66.0.100-163, local to
 # every node namespace): from one, most would be refused before accept()
-# runs out (LINK_PENDING_PER_ADDR).
+# runs out (CONN_PENDING_PER_ADDR).
 many_sources() {
 	local i
 	for ((i = 100; i < 164; i++)); do

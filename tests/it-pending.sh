@@ -2,7 +2,7 @@
 #
 # Pending connection slots, per address and in total.  An attacker holds
 # silent connections from one address, reopening each as the daemon closes
-# it; it gets LINK_PENDING_PER_ADDR (8) of the slots, the rest are closed at
+# it; it gets CONN_PENDING_PER_ADDR (8) of the slots, the rest are closed at
 # accept (pending_addr_full), and a restarted host that dials meanwhile links
 # at once.  Then the same from 64 addresses: the total (64) holds, counted
 # apart (pending_full).

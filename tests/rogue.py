@@ -39,7 +39,7 @@ if POISON:
                                 float(sys.argv[5]))
 else:
     HOST, PORT, CA, CERT, KEY = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
-HANDSHAKE_TIMEOUT = 10          # vnetd's LINK_HANDSHAKE_TIMEOUT
+HANDSHAKE_TIMEOUT = 10          # vnetd's CONN_HANDSHAKE_TIMEOUT
 HELLO, FRAME, KEEPALIVE, BYE, NODE = 1, 2, 3, 4, 5
 CAP_NODES = 0x0002
 POISON_PAIRS = 4000
