@@ -151,6 +151,7 @@ struct conn {
 	char			 expect[STMT_NAME_MAX + 1];	/* dialled: the node */
 	struct wire_hello	 hello;		/* the peer's, once received */
 	uint32_t		 caps;		/* ours, as our hello said */
+	uint16_t		 hello_extra;	/* caps of this connection only */
 	uint64_t		 up_since;	/* ms */
 	struct event		*ev_keepalive;
 	struct event		*ev_deadline;	/* handshake, until UP */

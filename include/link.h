@@ -126,6 +126,8 @@ struct links_hooks {
 	/* A node record from l's peer: 0, or -1 with why (l's connection closes). */
 	int		 (*node)(void *arg, struct link *l, const uint8_t *,
 			    size_t, const char **why);
+	/* 1 if l is an automatic shortcut: its hello says so. */
+	int		 (*shortcut)(void *arg, const struct link *l);
 	/* l came up; l went down (NULL: a link that was up is gone). */
 	void		 (*up)(void *arg, struct link *l);
 	void		 (*down)(void *arg, struct link *l);
@@ -207,6 +209,8 @@ void		 link_show_refused(struct links *, struct evbuffer *);
  */
 const char	*link_node_peer(const struct link *);
 /* -1: not sent (no control plane there, or its output is backed up). */
+/* 1 if l's peer said in its hello that it dialled l as a shortcut. */
+int		 link_peer_shortcut(const struct link *l);
 int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
 

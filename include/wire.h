@@ -54,6 +54,12 @@
 /* Hello capabilities. */
 #define WIRE_CAP_GSO		0x0001	/* takes offload frames */
 #define WIRE_CAP_NODES		0x0002	/* takes node records (routing auto) */
+/*
+ * Not a capability of the node but of this connection: the dialler's
+ * adaptation made it, an automatic shortcut (adapt.h).  A peer that does
+ * not know the flag ignores it, as it ignores any capability it lacks.
+ */
+#define WIRE_CAP_SHORTCUT	0x0004
 
 enum wire_type {
 	WIRE_HELLO = 1,

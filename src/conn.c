@@ -300,6 +300,7 @@ conn_send_hello(struct conn *c)
 	size_t			 n;
 
 	c->cs->cbs->hello(c->cs->arg, &h);
+	h.caps |= c->hello_extra;
 	c->caps = h.caps;
 	n = wire_hello_encode(buf, sizeof(buf), &h);
 	c->state = CONN_HANDSHAKE;

@@ -497,6 +497,9 @@ link_dial(struct link *l)
 		return;
 	}
 	l->dialing = c;
+	if (lks->hooks.shortcut != NULL &&
+	    lks->hooks.shortcut(lks->hooks.arg, l))
+		c->hello_extra = WIRE_CAP_SHORTCUT;
 	link_set_state(l, LINK_CONNECTING, NULL);
 	log_debug("link %s: connecting to %s%s", l->name, c->peer,
 	    l->tls ? " (TLS)" : "");
@@ -1151,6 +1154,13 @@ link_node_peer(const struct link *l)
 	    !(l->conn->hello.caps & WIRE_CAP_NODES))
 		return NULL;
 	return l->conn->hello.node;
+}
+
+int
+link_peer_shortcut(const struct link *l)
+{
+	return l->state == LINK_UP && l->conn != NULL &&
+	    (l->conn->hello.caps & WIRE_CAP_SHORTCUT) != 0;
 }
 
 int

@@ -989,10 +989,12 @@ adapt_classify(struct routing *r, const char *peer)
 			    ADAPT_LINK_OURS_DOWN;
 		return ADAPT_LINK_MANUAL;
 	}
+	/* An incoming link is the peer's shortcut only if its hello says so. */
 	TAILQ_FOREACH(l, &r->d->links.list, entry)
 		if ((np = link_node_peer(l)) != NULL && strcmp(np, peer) == 0)
-			return !l->configured && strcmp(peer, r->d->node) < 0 ?
-			    ADAPT_LINK_PEERS : ADAPT_LINK_MANUAL;
+			return !l->configured && strcmp(peer, r->d->node) < 0 &&
+			    link_peer_shortcut(l) ? ADAPT_LINK_PEERS :
+			    ADAPT_LINK_MANUAL;
 	return ADAPT_LINK_NONE;
 }
 

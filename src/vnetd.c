@@ -292,6 +292,14 @@ upper_link_down(void *arg, struct link *l)
 	routing_link_down(d->routing, l);
 }
 
+static int
+upper_link_shortcut(void *arg, const struct link *l)
+{
+	struct vnetd	*d = arg;
+
+	return routing_link_auto(d->routing, l);
+}
+
 static const char *
 upper_link_origin(void *arg, const struct link *l, char *trigger,
     size_t len, const char **reason)
@@ -348,6 +356,7 @@ upper_add(struct upper *u, struct vnetd *d)
 	d->links.hooks.up = upper_link_up;
 	d->links.hooks.down = upper_link_down;
 	d->links.hooks.origin = upper_link_origin;
+	d->links.hooks.shortcut = upper_link_shortcut;
 	d->links.hooks.history = upper_link_history;
 	d->links.hooks.history_columns = HISTORY_COLUMNS;
 	return 0;

@@ -78,6 +78,12 @@ grep -q 'adapt: pair host1-host3 .* dialing' "$TMPD/host1.log" ||
 peer_auto() { [[ $(link_field host3 host1 origin) == auto ]]; }
 wait_for 3 peer_auto ||
 	fail "host3 does not show the incoming shortcut as auto"
+# The hosts dialled their links to the proxy by hand: to the proxy they
+# are not shortcuts, though the hosts' names sort first.
+for h in host1 host3; do
+	[[ $(link_field proxy "$h" origin) != auto ]] ||
+		fail "the proxy shows the link host $h dialled by hand as a shortcut"
+done
 # The routes move once both records list the link.
 moved() {
 	local a b

@@ -87,14 +87,12 @@ wait_for 15 listed || fail "the proxy's records do not list host1-host2: $(vctl 
 pair() { vctl proxy -t show traffic topology | grep -q "^$G1	$G2	"; }
 wait_for 15 pair || fail "no inferred pair on the proxy: $(vctl proxy show traffic topology)"
 
-# Which of the proxy's links are shortcuts is not checked: `show links`
-# there says `auto` ("dialled by the peer") of every link a node whose
-# name sorts first dialled, hand-written ones too, and the page shows what
-# the daemon says.
+# The proxy's own links are hand-written (dialled by the hosts): not auto.
 page proxy after
 out=$(check after '
 sorted(d["nodes"]) == ["host1", "host2", "proxy"] and
 pairs == [("host1", "host2"), ("host1", "proxy"), ("host2", "proxy")] and not down and
+auto == [] and
 [g1, g2] in d["apps"] and d["cells"] >= 1') ||
 	fail "the proxy's page after the shortcut is not right: $out"
 say "proxy's page: $out"
