@@ -95,7 +95,6 @@ struct vnetd {
 	struct event		*ev_sig[2];
 	int			 exit_code;
 
-
 	/* Read again by reload; absolute, as the daemon changes directory. */
 	char			 config_file[PATH_MAX];
 	int			 control_fixed;	/* -s given: control is ignored */
@@ -113,7 +112,6 @@ struct vnetd {
 	char			 user[STMT_ACCOUNT_MAX + 1];
 	uid_t			 user_uid;
 	gid_t			 user_gid;
-
 
 	struct vcc		*vcc;		/* the switch's (sw_vcc()) */
 	/* Made by whoever adds the modules above (vnetd.c), else NULL. */
