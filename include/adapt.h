@@ -25,7 +25,9 @@
  * and starts over after a shortcut that was up for ADAPT_BACKOFF_RESET.
  *
  * The node whose name sorts first dials; the other one keeps its entry in
- * ABOVE ("the peer dials") and calls the incoming link PEER.  A link
+ * ABOVE ("the peer dials") and calls the incoming link PEER.  max counts
+ * both kinds: a node with max shortcuts dials no more and refuses (closes)
+ * a new incoming one, whose dialler then backs off.  A link
  * between the pair that neither made (a hand-written one) puts the entry
  * in MANUAL: no shortcut is made, one of ours goes.
  */
@@ -42,7 +44,7 @@
 #define ADAPT_THRESHOLD_DEFAULT	(10ULL * 1000 * 1000 / 8)	/* bytes/s */
 #define ADAPT_HOLD_DEFAULT	10	/* s */
 #define ADAPT_IDLE_DEFAULT	60	/* s */
-#define ADAPT_MAX_DEFAULT	8	/* shortcuts dialled per node */
+#define ADAPT_MAX_DEFAULT	8	/* shortcuts per node, dialled or taken */
 #define ADAPT_DIAL_MS		5000
 #define ADAPT_DRAIN_MS		2000
 #define ADAPT_BACKOFF_MIN	10000	/* ms */
@@ -66,6 +68,7 @@ enum adapt_action {
 	ADAPT_DIAL,		/* make the link */
 	ADAPT_DRAIN,		/* take it out of the routes, keep it open */
 	ADAPT_CLOSE,		/* remove it */
+	ADAPT_REFUSE,		/* close the peer's shortcut: max reached */
 };
 
 /* What the caller knows about the pair's links. */

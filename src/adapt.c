@@ -188,7 +188,8 @@ adapt_active(const struct adapt *a)
 	size_t		 i;
 
 	for (i = 0; i < a->n; i++)
-		k += ours(a->peers[i].state);
+		k += ours(a->peers[i].state) ||
+		    a->peers[i].state == ADAPT_PEER;
 	return k;
 }
 
@@ -281,6 +282,13 @@ adapt_observe(struct adapt *a, const char *name, uint64_t rate,
 			change(a, p, ADAPT_MANUAL, now, "a hand-written link "
 			    "is up", NULL);
 		else if (link == ADAPT_LINK_PEERS && p->state != ADAPT_PEER) {
+			if (adapt_active(a) >= c->max) {
+				a->st.max_refused++;
+				change(a, p, p->state, now, "max shortcuts "
+				    "reached", "refusing %s's shortcut (%u up)",
+				    p->name, c->max);
+				return ADAPT_REFUSE;
+			}
 			p->trigger = rate;
 			change(a, p, ADAPT_PEER, now, "the peer dialled us",
 			    NULL);

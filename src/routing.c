@@ -1060,6 +1060,12 @@ adapt_do(struct routing *r, const char *peer, enum adapt_action act,
 		routing_originate_soon(r, 0);
 		routing_compute_soon(r);
 		break;
+	case ADAPT_REFUSE:
+		/* Only the peer's shortcut: what it dialled by hand stays. */
+		if ((l = link_find(&r->d->links, peer)) != NULL &&
+		    !l->configured && link_peer_shortcut(l))
+			(void)link_del(&r->d->links, peer, err, sizeof(err));
+		break;
 	}
 }
 

@@ -173,7 +173,8 @@ START_TEST(who_dials)
 	ck_assert_int_eq(adapt_observe(a, "host1", 20 * MBIT,
 	    ADAPT_LINK_PEERS, t += 1000), ADAPT_NONE);
 	ck_assert_int_eq(state(a, "host1"), ADAPT_PEER);
-	ck_assert_int_eq(adapt_active(a), 0);
+	/* max counts the peer's shortcuts too. */
+	ck_assert_int_eq(adapt_active(a), 1);
 	adapt_observe(a, "host1", 0, ADAPT_LINK_NONE, t += 1000);
 	ck_assert_int_eq(state(a, "host1"), ADAPT_RELAY);
 	adapt_free(a);
@@ -209,6 +210,38 @@ START_TEST(max_and_manual)
 	/* Room again: d dials. */
 	ck_assert_int_eq(adapt_observe(a, "d", 20 * MBIT, ADAPT_LINK_NONE,
 	    t += 100), ADAPT_DIAL);
+	adapt_free(a);
+}
+END_TEST
+
+/* At max, a peer's new shortcut is refused; with room it is taken. */
+START_TEST(max_counts_peers)
+{
+	struct adapt_stats st;
+	struct adapt	*a = mk("x", NULL);
+	uint64_t	 t = 0;
+
+	/* max 2: two peers (names sorting first) dialled us. */
+	ck_assert_int_eq(adapt_observe(a, "a", 20 * MBIT, ADAPT_LINK_PEERS,
+	    t += 100), ADAPT_NONE);
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_PEERS,
+	    t += 100), ADAPT_NONE);
+	ck_assert_int_eq(adapt_active(a), 2);
+	/* A third: refused, and this node dials none of its own either. */
+	ck_assert_int_eq(adapt_observe(a, "c", 20 * MBIT, ADAPT_LINK_PEERS,
+	    t += 100), ADAPT_REFUSE);
+	ck_assert_int_ne(state(a, "c"), ADAPT_PEER);
+	adapt_observe(a, "y", 20 * MBIT, ADAPT_LINK_NONE, t += 100);
+	ck_assert_int_eq(adapt_observe(a, "y", 20 * MBIT, ADAPT_LINK_NONE,
+	    t += 5000), ADAPT_NONE);
+	ck_assert_int_eq(state(a, "y"), ADAPT_ABOVE);
+	adapt_stats(a, &st);
+	ck_assert_uint_ge(st.max_refused, 2);
+	/* One goes: c's next try is taken. */
+	adapt_observe(a, "a", 0, ADAPT_LINK_NONE, t += 100);
+	ck_assert_int_eq(adapt_observe(a, "c", 20 * MBIT, ADAPT_LINK_PEERS,
+	    t += 100), ADAPT_NONE);
+	ck_assert_int_eq(state(a, "c"), ADAPT_PEER);
 	adapt_free(a);
 }
 END_TEST
@@ -308,6 +341,7 @@ main(void)
 	tcase_add_test(tc, dies);
 	tcase_add_test(tc, who_dials);
 	tcase_add_test(tc, max_and_manual);
+	tcase_add_test(tc, max_counts_peers);
 	tcase_add_test(tc, off);
 	tcase_add_test(tc, forget);
 	tcase_add_test(tc, statement);
