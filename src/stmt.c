@@ -761,8 +761,12 @@ allow_opt(struct parser *p, int i, struct stmt *st)
 	return 0;
 }
 
+/*
+ * ADDR:PORT [allow CIDR,...], with [tls] where tls_ok: a listener, or the
+ * status server, which takes the same address and allow list.
+ */
 static int
-args_listen(struct parser *p, struct stmt *st)
+addr_allow_args(struct parser *p, struct stmt *st, int tls_ok)
 {
 	const struct token	*t;
 	char			 b[SHOW_LEN];
@@ -772,7 +776,7 @@ args_listen(struct parser *p, struct stmt *st)
 		return -1;
 	for (i = 2; i < p->ntok; i++) {
 		t = &p->tok[i];
-		if (strcmp(t->s, "tls") == 0) {
+		if (tls_ok && strcmp(t->s, "tls") == 0) {
 			if (tls_opt(p, t, st) == -1)
 				return -1;
 		} else if (strcmp(t->s, "allow") == 0) {
@@ -785,6 +789,11 @@ args_listen(struct parser *p, struct stmt *st)
 	return 0;
 }
 
+static int
+args_listen(struct parser *p, struct stmt *st)
+{
+	return addr_allow_args(p, st, 1);
+}
 
 /* An absolute path: the daemon changes directory, a relative one would move. */
 static int
@@ -1530,22 +1539,7 @@ args_adapt(struct parser *p, struct stmt *st)
 static int
 args_http(struct parser *p, struct stmt *st)
 {
-	const struct token	*t;
-	char			 b[SHOW_LEN];
-	int			 i;
-
-	if (hostport_arg(p, 1, 1, &st->addr) == -1)
-		return -1;
-	for (i = 2; i < p->ntok; i++) {
-		t = &p->tok[i];
-		if (strcmp(t->s, "allow") == 0) {
-			if (allow_opt(p, ++i, st) == -1)
-				return -1;
-		} else
-			return fail(p, t->col, "unexpected '%s'",
-			    show(b, t->s));
-	}
-	return 0;
+	return addr_allow_args(p, st, 0);
 }
 
 static int
