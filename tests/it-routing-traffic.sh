@@ -5,7 +5,8 @@
 # where the frames enter and read on a node that only has it from the
 # records, is within 10% of what iperf3 sent (its datagrams plus their
 # UDP, IP and Ethernet headers); the per-node matrix carries them too; and
-# the inferred topology at threshold 0.3 keeps the two heavy pairs only.
+# the inferred topology at threshold 0.3 keeps the two heavy pairs only,
+# weighed by their bytes.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -89,6 +90,15 @@ grep -qF "$(guest_mac 2)	$(guest_mac 3)	1.000" <<<"$topo" ||
 w=$(awk -F'\t' -v s="$(guest_mac 3)" -v d="$(guest_mac 4)" \
 	'$1 == s && $2 == d { print $3 }' <<<"$topo")
 [[ -n $w ]] || fail "the 5 Mbit/s pair is missing from the topology"
-awk -v w="$w" 'BEGIN { exit !(w >= 0.45 && w <= 0.55) }' ||
-	fail "the 5 Mbit/s pair weighs $w against the 10 Mbit/s one, not 0.5"
+# The weight is the pair's bytes over the heaviest pair's, as the rows say
+# (each row was checked against iperf3 above; on a loaded machine a UDP
+# flow loses datagrams before vnetd sees them, so the nominal 0.5 only
+# holds roughly).
+b34=$(row proxy "$(guest_mac 3)" "$(guest_mac 4)")
+b23=$(row proxy "$(guest_mac 2)" "$(guest_mac 3)")
+awk -v w="$w" -v a="$b34" -v b="$b23" \
+	'BEGIN { r = a / b; d = w - r; if (d < 0) d = -d
+		 exit !(d <= 0.002 && w >= 0.4 && w <= 0.6) }' ||
+	fail "the 5 Mbit/s pair weighs $w against the 10 Mbit/s one; its rows say $b34 / $b23, about 0.5"
+say "the 5 Mbit/s pair weighs $w: its bytes over the heaviest pair's ($b34 / $b23)"
 pass
