@@ -3,8 +3,10 @@
 # The traffic matrix (routing auto) against iperf3: three guest pairs send
 # rate-limited UDP at 2, 5 and 10 Mbit/s at once.  Each pair's row, counted
 # where the frames enter and read on a node that only has it from the
-# records, is within 10% of what iperf3 sent (its datagrams plus their
-# UDP, IP and Ethernet headers); the per-node matrix carries them too; and
+# records, lies between what iperf3 received and what it sent (its datagrams
+# plus their UDP, IP and Ethernet headers), 2% either side (the flows must
+# arrive, at least half of each: a loaded machine loses some datagrams
+# before vnetd reads them); the per-node matrix carries them too; and
 # the inferred topology at threshold 0.3 keeps the two heavy pairs only,
 # weighed by their bytes.
 #
@@ -42,33 +44,36 @@ for pid in "${pids[@]}"; do
 	wait "$pid" || fail "an iperf3 client failed"
 done
 
+# sent_bytes JSON sent|received: the datagrams' bytes iperf3 counted.
 sent_bytes() {
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum"]["bytes"])' "$1"
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum_" + sys.argv[2]]["bytes"])' "$1" "$2"
 }
 # row DAEMON SRC DST: bytes of that pair in DAEMON's `show traffic`.
 row() {
 	vctl "$1" -t show traffic | awk -F'\t' -v s="$2" -v d="$3" \
 		'$1 == s && $2 == d { print $4; f = 1 } END { exit !f }'
 }
-within() {	# A B PERCENT: |A - B| <= PERCENT% of B
-	local a=$1 b=$2 pc=$3
-	(((a > b ? a - b : b - a) * 100 <= pc * b))
-}
+# row_near DAEMON SRC DST SENT RECEIVED: the row is between RECEIVED and
+# SENT, 2% either side (datagrams are lost before vnetd reads them and after
+# it forwards them; the 2% is for the test's TCP control connection).
 row_near() {
 	local v
 	v=$(row "$1" "$2" "$3") || return 1
-	within "$v" "$4" 10
+	((v * 100 <= $4 * 102 && v * 100 >= $5 * 98))
 }
 for p in "${PAIRS[@]}"; do
 	read -r s t r <<<"$p"
-	bytes=$(sent_bytes "$TMPD/iperf$s$t.json")
+	bytes=$(sent_bytes "$TMPD/iperf$s$t.json" sent)
 	want=$((bytes / LEN * FRAME))
+	bytes=$(sent_bytes "$TMPD/iperf$s$t.json" received)
+	got=$((bytes / LEN * FRAME))
+	((got * 2 >= want)) || fail "guest $s -> $t: iperf3 sent $want bytes, only $got arrived"
 	# Read where the row is not counted (no pair starts at host4).
 	for d in proxy host4; do
-		wait_for 15 row_near "$d" "$(guest_mac "$s")" "$(guest_mac "$t")" "$want" ||
-			fail "$d: guest $s -> $t: $(row "$d" "$(guest_mac "$s")" "$(guest_mac "$t")" || echo none) bytes in the matrix, iperf3 sent $want with headers"
+		wait_for 15 row_near "$d" "$(guest_mac "$s")" "$(guest_mac "$t")" "$want" "$got" ||
+			fail "$d: guest $s -> $t: $(row "$d" "$(guest_mac "$s")" "$(guest_mac "$t")" || echo none) bytes in the matrix, iperf3 sent $want and received $got with headers"
 	done
-	say "guest $s -> $t at $r: iperf3 sent $want bytes with headers, the matrix on the proxy says $(row proxy "$(guest_mac "$s")" "$(guest_mac "$t")")"
+	say "guest $s -> $t at $r: iperf3 sent $want and received $got bytes with headers, the matrix on the proxy says $(row proxy "$(guest_mac "$s")" "$(guest_mac "$t")")"
 done
 
 say "the per-node matrix"
