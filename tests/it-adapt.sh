@@ -3,9 +3,10 @@
 # adapt shortcuts: a proxy and four hosts in a star over TLS, `routing
 # auto`, `adapt shortcuts yes` with a short hold and idle.  A bulk transfer
 # between guests behind host1 and host3 gets a direct link within hold + 5
-# s, after which the proxy no longer carries it; a ping every 10 ms across
-# the switch onto the shortcut and back loses nothing, and TCP retransmits
-# nothing; when the transfer stops the link goes after idle.  A shortcut
+# s, after which the proxy no longer carries it; when the transfer stops
+# the link goes after idle.  A ping every 10 ms and a slow TCP flow beside
+# the bulk one cross the switch onto the shortcut and back: nothing is
+# lost, TCP retransmits nothing fast and reordering stays bounded.  A shortcut
 # whose underlay breaks falls back within the keepalive time.  Then with
 # the underlay between host1 and host3 blocked, no shortcut comes up, the
 # traffic never stops and the back-off grows.
@@ -32,6 +33,11 @@ done
 G3=$(guest_ip 3)
 wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
 iperf_server g3
+# A second server for the slow flow.
+in_guest g3 iperf3 -s -p 5202 >/dev/null 2>&1 &
+EXTRA_PIDS+=("$!")
+wait_for 10 bash -c "ip netns exec '${G_NS[g3]}' ss -Hltn 'sport = :5202' | grep -q ." ||
+	fail "the second iperf3 server does not listen"
 
 # adapt_field DAEMON PEER COLUMN: one column of `show adapt`.
 adapt_field() {
@@ -70,6 +76,12 @@ for d in proxy host1 host3; do drops0=$((drops0 + $(links_sum "$d" drops))); don
 in_guest g1 iperf3 -c "$G3" -t 15 -b 200M -J >"$TMPD/iperf1.json" 2>&1 &
 IPERF_PID=$!
 EXTRA_PIDS+=("$IPERF_PID")
+# The slow flow (500 kbit/s, under half the threshold) outlasts the bulk
+# one by idle + drain + some, so it crosses the switch back as well.
+in_guest g1 iperf3 -c "$G3" -p 5202 -l 1400 -b 500K -t $((15 + IDLE + 10)) \
+	>"$TMPD/iperf-slow" 2>&1 &
+SLOW_PID=$!
+EXTRA_PIDS+=("$SLOW_PID")
 wait_for $((HOLD + 5)) shortcut_up ||
 	fail "no shortcut host1-host3 within hold + 5 s: $(vctl host1 show links; vctl host1 show adapt)"
 say "shortcut up: $(vctl host1 -t show links | awk -F'\t' '$1 == "host3"')"
@@ -111,6 +123,9 @@ wait "$IPERF_PID" || fail "iperf3 failed: $(cat "$TMPD/iperf1.json")"
 say "transfer over; the shortcut must go after idle ($IDLE s)"
 wait_for $((IDLE + 10)) no_link ||
 	fail "shortcut still there: $(vctl host1 show adapt)"
+proc_running "$SLOW_PID" ||
+	fail "the slow flow ended before the switch back: $(cat "$TMPD/iperf-slow")"
+wait "$SLOW_PID" || fail "the slow flow failed: $(cat "$TMPD/iperf-slow")"
 grep -q 'adapt: pair host1-host3 .* idle' "$TMPD/host1.log" ||
 	fail "host1 logged no idle decision"
 wait "$PING_PID" || true

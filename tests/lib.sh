@@ -39,7 +39,7 @@ SWITCH_NS=""
 say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 
 fail() {
-	printf '%s: FAIL: %s\n' "$TEST_NAME" "$*" >&2
+	printf '%s: FAIL after %d s: %s\n' "$TEST_NAME" "$SECONDS" "$*" >&2
 	exit 1
 }
 
@@ -59,7 +59,7 @@ pass() {
 		((rc == 0)) || fail "vnetd $name exited $rc on SIGTERM"
 		[[ ! -e ${D_SOCK[$name]} ]] || fail "vnetd $name left its socket behind"
 	done
-	say "PASS"
+	say "PASS in $SECONDS s"
 	exit 0
 }
 
