@@ -20,7 +20,7 @@ struct walk {
 	int		 frames;
 };
 
-static void
+static int
 frame_cb(const uint8_t *frame, size_t len, void *arg)
 {
 	struct walk	*w = arg;
@@ -34,6 +34,7 @@ frame_cb(const uint8_t *frame, size_t len, void *arg)
 		abort();
 	w->at += QEMUIF_HDR_LEN + len;
 	w->frames++;
+	return 0;
 }
 
 int

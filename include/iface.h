@@ -166,11 +166,12 @@ int		 pcapif_filter_attach(int fd, const char *expr, char *err,
 
 /*
  * Passes each whole frame in buf to cb and sets *used to the bytes they
- * took (a partial frame at the end waits for more).  Returns the number of
- * frames, or -1 for a length out of range (the stream is broken).  Pure.
+ * took (a partial frame at the end waits for more).  cb returns 0 to go
+ * on, anything else to stop at once (buf may be gone).  Returns the number
+ * of frames, or -1 for a length out of range (the stream is broken).  Pure.
  */
 int		 qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
-		    void (*cb)(const uint8_t *, size_t, void *), void *arg);
+		    int (*cb)(const uint8_t *, size_t, void *), void *arg);
 
 /*
  * show interfaces, the way each interface renders itself: the column line

@@ -69,7 +69,7 @@ struct qemuif {
 
 int
 qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
-    void (*cb)(const uint8_t *, size_t, void *), void *arg)
+    int (*cb)(const uint8_t *, size_t, void *), void *arg)
 {
 	struct rbuf	 b;
 	const uint8_t	*frame;
@@ -85,9 +85,10 @@ qemuif_parse(const uint8_t *buf, size_t len, size_t *used,
 			return -1;
 		if (rbuf_get_ptr(&b, flen, &frame) == -1)
 			break;
-		cb(frame, flen, arg);
 		*used = len - rbuf_left(&b);
 		n++;
+		if (cb(frame, flen, arg) != 0)
+			break;
 	}
 	return n;
 }
@@ -98,23 +99,32 @@ qemuif_path(const struct iface *ifc)
 	return ifc->conf.path;
 }
 
-static void
+/* What qemuif_frame needs: the connection whose buffer it reads. */
+struct qemuif_rx {
+	struct iface	*ifc;
+	struct qemuif	*q;
+};
+
+static int
 qemuif_frame(const uint8_t *frame, size_t len, void *arg)
 {
-	struct iface	*ifc = arg;
+	struct qemuif_rx *rx = arg;
 
 	/* Longer than a link carries: QEMU allows a little more. */
 	if (len > WIRE_FRAME_MAX) {
-		ifc->c.drops++;
-		return;
+		rx->ifc->c.drops++;
+		return 0;
 	}
-	iface_input(ifc, NULL, frame, len);
+	iface_input(rx->ifc, NULL, frame, len);
+	/* A frame forwarded can take the interface down, freeing the buffer. */
+	return rx->ifc->softc != rx->q;
 }
 
 static int
 qemuif_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 {
 	struct qemuif	*q = ifc->softc;
+	struct qemuif_rx rx = { ifc, q };
 	ssize_t		 n;
 	size_t		 used;
 	int		 frames;
@@ -132,12 +142,12 @@ qemuif_dispatch(struct iface *ifc, int max, char *err, size_t errlen)
 	}
 	q->in_len += (size_t)n;
 	if ((frames = qemuif_parse(q->in, q->in_len, &used, qemuif_frame,
-	    ifc)) == -1) {
+	    &rx)) == -1) {
 		snprintf(err, errlen, "QEMU sent a frame length out of range");
 		return -1;
 	}
-	/* softc may be gone: a frame forwarded can take the interface down. */
-	if ((q = ifc->softc) == NULL)
+	/* The connection may be gone: a frame forwarded can take it down. */
+	if (ifc->softc != q)
 		return frames;
 	memmove(q->in, q->in + used, q->in_len - used);
 	q->in_len -= used;

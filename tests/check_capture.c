@@ -71,11 +71,12 @@ END_TEST
 
 struct got {
 	size_t		 n;
+	size_t		 stop_after;	/* got_cb stops the parse after so many */
 	size_t		 len[8];
 	uint8_t		 first[8];
 };
 
-static void
+static int
 got_cb(const uint8_t *frame, size_t len, void *arg)
 {
 	struct got	*g = arg;
@@ -84,6 +85,7 @@ got_cb(const uint8_t *frame, size_t len, void *arg)
 	g->len[g->n] = len;
 	g->first[g->n] = frame[0];
 	g->n++;
+	return g->n == g->stop_after;
 }
 
 START_TEST(qemu_frames)
@@ -108,6 +110,27 @@ START_TEST(qemu_frames)
 	ck_assert_int_eq(qemuif_parse(s, 6, &used, got_cb, &g), 0);
 	ck_assert_uint_eq(used, 0);
 	ck_assert_uint_eq(g.n, 0);
+}
+END_TEST
+
+/* The callback stops the parse (the interface went down under it). */
+START_TEST(qemu_stop)
+{
+	static const uint8_t	 s[] = { 0, 0, 0, 3, 0xa1, 0xa2, 0xa3,
+	    0, 0, 0, 1, 0xb1, 0, 0, 0, 1, 0xc1 };
+	struct got		 g;
+	size_t			 used;
+
+	memset(&g, 0, sizeof(g));
+	g.stop_after = 1;
+	ck_assert_int_eq(qemuif_parse(s, sizeof(s), &used, got_cb, &g), 1);
+	ck_assert_uint_eq(used, 7);
+	ck_assert_uint_eq(g.n, 1);
+	g.stop_after = 3;
+	ck_assert_int_eq(qemuif_parse(s + used, sizeof(s) - used, &used,
+	    got_cb, &g), 2);
+	ck_assert_uint_eq(used, 10);
+	ck_assert_uint_eq(g.n, 3);
 }
 END_TEST
 
@@ -141,6 +164,7 @@ main(void)
 	tcase_add_test(tc, inject_padding);
 	tcase_add_test(tc, inject_bounded);
 	tcase_add_test(tq, qemu_frames);
+	tcase_add_test(tq, qemu_stop);
 	tcase_add_test(tq, qemu_bad_lengths);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tq);

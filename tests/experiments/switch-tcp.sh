@@ -3,8 +3,8 @@
 # Does the switch onto a shortcut and back cost TCP anything?
 #
 # A proxy and four hosts in a star over TLS, `routing auto`, as it-adapt.
-# Each run: g1 sends g3 bulk TCP at 200 Mbit/s for BULK seconds (default
-# 20), a slow TCP flow at 500 kbit/s for BULK + 12 s, and a ping every 10
+# Each run: g1 sends g3 bulk TCP at BULK_RATE (default 200M) for BULK
+# seconds (default 20), a slow TCP flow at 500 kbit/s for BULK + 12 s, and a ping every 10
 # ms.  Two arrangements take turns, RUNS times each (default 3):
 #
 #   star    `adapt off` on every node: the traffic stays on the relay;
@@ -24,7 +24,8 @@
 # up, the drain) against what the rate of probes elsewhere in the same run
 # predicts for that much time.
 #
-# Writes OUT/switch-tcp.csv (one row per run) and OUT/switch-tcp-summary.txt.
+# Writes OUT/switch-tcp.csv (one row per run), OUT/switch-tcp-summary.txt
+# and each run's samples and switch times (µs).
 # OUT defaults to tests/experiments/results.  Needs root, iperf3, nstat.
 #
 # shellcheck source=tests/lib.sh
@@ -49,6 +50,16 @@ DAEMONS=(proxy host1 host2 host3 host4)
 for d in "${DAEMONS[@]}"; do
 	wait_for 10 nodes_reachable "$d" 5 || fail "$d: show nodes: $(vctl "$d" show nodes)"
 done
+# RELAY_RATE (e.g. 100mbit): the relay's links of host1 and host3 at that
+# rate, so that its queues fill; BULK_RATE (default 200M, 0: as fast as it
+# goes): the bulk flow's rate.
+if [[ -n ${RELAY_RATE:-} ]]; then
+	for h in host1 host3; do
+		vctl "$h" set-link proxy rate "$RELAY_RATE" >/dev/null || fail "set-link on $h"
+		vctl proxy set-link "$h" rate "$RELAY_RATE" >/dev/null || fail "set-link on proxy"
+	done
+fi
+BULK_RATE=${BULK_RATE:-200M}
 G3=$(guest_ip 3)
 wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
 iperf_server g3
@@ -81,7 +92,7 @@ switch_times() {
 		done
 }
 
-echo "arrangement,run,seconds,probes,retrans,fast,ofo,switches,probes_near,expected_near,pings_lost" >"$OUT/switch-tcp.csv"
+echo "arrangement,run,seconds,probes,retrans,fast,ofo,switches,probes_near,expected_near,fast_near,ofo_near,pings_lost" >"$OUT/switch-tcp.csv"
 for ((run = 1; run <= RUNS; run++)); do
 	for arr in star switch; do
 		wait_for 30 no_link || fail "a shortcut is still up before a run"
@@ -95,7 +106,7 @@ for ((run = 1; run <= RUNS; run++)); do
 		ping_pid=$!
 		in_guest g1 iperf3 -c "$G3" -p 5202 -l 1400 -b 500K -t $((BULK + 12)) >/dev/null 2>&1 &
 		slow=$!
-		in_guest g1 iperf3 -c "$G3" -t "$BULK" -b 200M >/dev/null 2>&1 ||
+		in_guest g1 iperf3 -c "$G3" -t "$BULK" -b "$BULK_RATE" >/dev/null 2>&1 ||
 			fail "the bulk transfer failed"
 		wait "$slow" || fail "the slow flow failed"
 		wait "$ping_pid" || true
@@ -113,13 +124,16 @@ for ((run = 1; run <= RUNS; run++)); do
 					dt = t[i] - t[i - 1]; dp = p[i] - p[i - 1]; nb = 0
 					for (k = 1; k <= ns; k++)
 						if (t[i] >= sw[k] - w && t[i - 1] <= sw[k] + w) nb = 1
-					if (nb) { near += dp; nearT += dt } else { farP += dp; farT += dt }
+					if (nb) { near += dp; nearT += dt; nf += f[i] - f[i - 1]; no += o[i] - o[i - 1] }
+					else { farP += dp; farT += dt }
 				}
-				printf "%.1f,%d,%d,%d,%d,%d,%d,%.2f", (t[n] - t[1]) / 1e6,
+				printf "%.1f,%d,%d,%d,%d,%d,%d,%.2f,%d,%d", (t[n] - t[1]) / 1e6,
 				    p[n] - p[1], r[n] - r[1], f[n] - f[1], o[n] - o[1], ns,
-				    near, (farT > 0 ? farP * nearT / farT : 0)
+				    near, (farT > 0 ? farP * nearT / farT : 0), nf, no
 			}' "$TMPD/samples")
 		echo "$arr,$run,$row,$lost" >>"$OUT/switch-tcp.csv"
+		cp "$TMPD/samples" "$OUT/switch-tcp-samples-$arr-$run"
+		cp "$TMPD/switches" "$OUT/switch-tcp-switches-$arr-$run"
 		say "$arr run $run: $row, pings lost $lost"
 		if [[ $arr == switch ]]; then
 			# The shortcut went (drained) once only the slow flow was left.
@@ -129,14 +143,15 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 
 {
-	echo "switch-tcp: $RUNS runs of each arrangement, bulk $BULK s (200 Mbit/s) + a slow flow + a 10 ms ping"
+	echo "switch-tcp: $RUNS runs of each arrangement, bulk $BULK s (${BULK_RATE/#0/unlimited}) + a slow flow + a 10 ms ping, relay links at ${RELAY_RATE:-no rate}"
 	awk -F, 'NR > 1 {
 		s[$1] += $3; p[$1] += $4; r[$1] += $5; f[$1] += $6; o[$1] += $7
-		w[$1] += $8; near[$1] += $9; exp_[$1] += $10; l[$1] += $11
+		w[$1] += $8; near[$1] += $9; exp_[$1] += $10; nf[$1] += $11
+		no[$1] += $12; l[$1] += $13
 	} END {
 		for (a in s)
-			printf "%-6s probes %.2f/s, retransmitted %d (fast %d), out of order %d, pings lost %d; switches %d, probes within the window of one %d (%.1f expected from the rate elsewhere)\n",
-			    a, p[a] / s[a], r[a], f[a], o[a], l[a], w[a], near[a], exp_[a]
+			printf "%-6s probes %.2f/s, retransmitted %d (fast %d), out of order %d, pings lost %d; switches %d, within the window of one: probes %d (%.1f expected from the rate elsewhere), fast %d, out of order %d\n",
+			    a, p[a] / s[a], r[a], f[a], o[a], l[a], w[a], near[a], exp_[a], nf[a], no[a]
 	}' "$OUT/switch-tcp.csv" | sort
 } | tee "$OUT/switch-tcp-summary.txt"
 pass
