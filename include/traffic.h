@@ -6,7 +6,7 @@
  *
  * Bounded: at most TRAFFIC_PAIRS_MAX pairs and TRAFFIC_NODES_MAX
  * destination nodes; a frame of a pair (or node) that does not fit is
- * counted in overflow and nowhere else.  A pair idle for
+ * counted in overflow and nowhere else.  A pair or node idle for
  * TRAFFIC_IDLE_MS is forgotten, making room.
  */
 #ifndef VNET_TRAFFIC_H

@@ -169,7 +169,7 @@ void
 traffic_tick(struct traffic *t, uint64_t now_ms)
 {
 	struct pair	*p, **pp;
-	struct tnode	*n;
+	struct tnode	*n, **np;
 	uint64_t	 sec = now_ms / 1000, steps;
 	size_t		 i;
 
@@ -187,8 +187,16 @@ traffic_tick(struct traffic *t, uint64_t now_ms)
 			}
 			pp = &p->next;
 		}
-		for (n = t->nb[i]; n != NULL; n = n->next)
+		for (np = &t->nb[i]; (n = *np) != NULL;) {
 			meter_shift(&n->m, t->pos, steps);
+			if (now_ms - n->m.last_ms >= TRAFFIC_IDLE_MS) {
+				*np = n->next;
+				free(n);
+				t->nnodes--;
+				continue;
+			}
+			np = &n->next;
+		}
 	}
 	t->pos = (unsigned int)((t->pos + (steps < TRAFFIC_SLOTS ? steps :
 	    TRAFFIC_SLOTS)) % TRAFFIC_SLOTS);

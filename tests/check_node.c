@@ -439,6 +439,34 @@ START_TEST(traffic_bounded)
 }
 END_TEST
 
+/* Destination nodes are bounded too, and forgotten when idle. */
+START_TEST(traffic_nodes_bounded)
+{
+	struct traffic	*t = traffic_new(0, 0x9747b28c);
+	struct node_dst	 dsts[4];
+	char		 name[16];
+	size_t		 i;
+
+	for (i = 0; i < TRAFFIC_NODES_MAX + 10; i++) {
+		snprintf(name, sizeof(name), "n%zu", i);
+		traffic_count(t, mac1, mac2, name, 100, 1);
+	}
+	ck_assert_uint_eq(traffic_overflow(t), 10);
+	/* host2 finds no room until the others have been quiet for the
+	 * idle time; then they are forgotten and it gets one. */
+	for (i = 1; i <= TRAFFIC_IDLE_MS / 1000 + 1; i++)
+		traffic_count(t, mac1, mac2, "host2", 100, i * 1000);
+	ck_assert_uint_eq(traffic_overflow(t), 10 + TRAFFIC_IDLE_MS / 1000);
+	ck_assert_uint_eq(traffic_nodes(t, dsts, 4), 1);
+	ck_assert_str_eq(dsts[0].name, "host2");
+	ck_assert_uint_eq(dsts[0].r.frames, 1);
+	/* And goes the same way. */
+	traffic_tick(t, 2 * TRAFFIC_IDLE_MS + 1000);
+	ck_assert_uint_eq(traffic_nodes(t, dsts, 4), 0);
+	traffic_free(t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -464,6 +492,7 @@ main(void)
 	tc = tcase_create("traffic");
 	tcase_add_test(tc, traffic_rates);
 	tcase_add_test(tc, traffic_bounded);
+	tcase_add_test(tc, traffic_nodes_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
