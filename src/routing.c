@@ -33,6 +33,12 @@ struct lmac {
 	uint64_t	 seen_ms;
 };
 
+/* How many local MACs an interface (its forwarding port) holds. */
+struct pshare {
+	const struct fwd_port	*port;
+	size_t			 n;
+};
+
 /* A MAC another node claims, and the way there. */
 struct rmac {
 	struct rmac	*next;
@@ -80,6 +86,8 @@ struct routing {
 
 	struct lmac		*local[MAC_BUCKETS];
 	size_t			 nlocal;
+	struct pshare		*shares;	/* per interface holding MACs */
+	size_t			 nshares, sharecap;
 	struct rmac		*routes[MAC_BUCKETS];
 	size_t			 nroutes;
 	struct fwd_port		**tree;		/* tree links, referenced */
@@ -122,6 +130,73 @@ local_find(struct routing *r, const uint8_t *mac)
 	return NULL;
 }
 
+/*
+ * Each interface may hold its share of the local MACs: NODE_MACS_MAX over
+ * the number of interfaces, so that a guest flooding source MACs on one
+ * cannot keep another's guests out of the node's record.
+ */
+static size_t
+share_quota(const struct routing *r)
+{
+	const struct iface *ifc;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(ifc, &r->d->ifaces, entry)
+		n++;
+	return NODE_MACS_MAX / (n > 0 ? n : 1);
+}
+
+static struct pshare *
+share_find(struct routing *r, const struct fwd_port *port)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nshares; i++)
+		if (r->shares[i].port == port)
+			return &r->shares[i];
+	return NULL;
+}
+
+/*
+ * One MAC more (1) or less (-1) for port, or (0) only room for its entry;
+ * -1 when out of memory.
+ */
+static int
+share_add(struct routing *r, const struct fwd_port *port, int delta)
+{
+	struct pshare	*s, *ns;
+	size_t		 cap;
+
+	if ((s = share_find(r, port)) == NULL) {
+		if (delta < 0)
+			return 0;
+		if (r->nshares == r->sharecap) {
+			cap = r->sharecap > 0 ? 2 * r->sharecap : 8;
+			if ((ns = reallocarray(r->shares, cap,
+			    sizeof(*ns))) == NULL)
+				return -1;
+			r->shares = ns;
+			r->sharecap = cap;
+		}
+		s = &r->shares[r->nshares++];
+		s->port = port;
+		s->n = 0;
+	}
+	if (delta > 0)
+		s->n++;
+	else if (delta < 0 && s->n > 0 && --s->n == 0)
+		*s = r->shares[--r->nshares];
+	return 0;
+}
+
+static int
+share_full(struct routing *r, const struct fwd_port *port)
+{
+	const struct pshare *s = share_find(r, port);
+
+	return s != NULL && s->n >= share_quota(r);
+}
+
 static void
 local_del(struct routing *r, const uint8_t *mac)
 {
@@ -131,6 +206,7 @@ local_del(struct routing *r, const uint8_t *mac)
 	    mp = &m->next)
 		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0) {
 			*mp = m->next;
+			(void)share_add(r, m->port, -1);
 			fwd_port_unref(r->d->fwd, m->port);
 			free(m);
 			r->nlocal--;
@@ -698,11 +774,15 @@ routing_local_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 		if ((lm = local_find(r, src)) != NULL) {
 			lm->seen_ms = now;
 			if (lm->port != p->fp) {
+				/* A move between interfaces is not refused. */
+				(void)share_add(r, lm->port, -1);
 				fwd_port_unref(r->d->fwd, lm->port);
 				lm->port = fwd_port_ref(r->d->fwd, FWD_IFACE,
 				    p->ops->name(p));
+				(void)share_add(r, lm->port, 1);
 			}
-		} else if (r->nlocal >= NODE_MACS_MAX) {
+		} else if (r->nlocal >= NODE_MACS_MAX ||
+		    share_full(r, p->fp) || share_add(r, p->fp, 0) == -1) {
 			r->st.macs_refused++;
 		} else if ((lm = calloc(1, sizeof(*lm))) != NULL) {
 			memcpy(lm->mac, src, ETHER_ADDR_LEN);
@@ -719,6 +799,7 @@ routing_local_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 			}
 			lm->port = fwd_port_ref(r->d->fwd, FWD_IFACE,
 			    p->ops->name(p));
+			(void)share_add(r, lm->port, 1);
 			lm->seen_ms = now;
 			b = mac_bucket(r, src);
 			lm->next = r->local[b];
@@ -806,6 +887,7 @@ routing_free(struct routing *r)
 				free(m);
 			}
 	}
+	free(r->shares);
 	if (r->ev_orig != NULL)
 		event_free(r->ev_orig);
 	if (r->ev_compute != NULL)
