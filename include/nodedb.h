@@ -14,9 +14,13 @@
  *                    sequence with other contents (our record from before a
  *                    restart, or a forgery): originate again above it
  *   NODEDB_FULL      refused: NODEDB_RECORDS_MAX (or the max given) held
- *   NODEDB_TOO_SOON  refused: a newer copy of a node's record less than
+ *   NODEDB_TOO_SOON  not yet: a newer copy of a node's record less than
  *                    NODEDB_MIN_ARRIVAL_MS after the last (OSPF's
- *                    MinLSArrival; the originator spaces its own further)
+ *                    MinLSArrival; the originator spaces its own further).
+ *                    The newest such copy is kept aside and taken by
+ *                    nodedb_late() once that time has passed, unless a
+ *                    newer one came meanwhile: copies that crossed the
+ *                    network by paths of different delays still arrive.
  *
  * Ageing (OSPF's MaxAge, counted where the copy is held): a record lives
  * its lifetime from when it arrived unless a newer one replaces it; the
@@ -43,6 +47,10 @@ struct nodedb_entry {
 	uint8_t		*raw;
 	size_t		 len;
 	int		 self;
+	uint8_t		*late;		/* a newer copy that came too soon */
+	size_t		 late_len;
+	uint64_t	 late_seq;
+	uint16_t	 late_lifetime;
 };
 
 enum nodedb_result {
@@ -57,6 +65,7 @@ enum nodedb_result {
 
 struct nodedb_stats {
 	uint64_t	accepted, same, older, self_newer, full, too_soon, aged;
+	uint64_t	late;		/* too-soon copies taken later */
 };
 
 /* self: this node's name; max: records held at most (0: the default). */
@@ -79,6 +88,14 @@ int		 nodedb_originate(struct nodedb *, const uint8_t *raw, size_t n,
  */
 size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
 		    void (*cb)(const char *name, void *), void *arg);
+
+/*
+ * Takes the copies kept aside as too soon whose time has come, as if they
+ * arrived now, calling cb with each entry so that it is sent on; returns
+ * how many are still waiting (call again NODEDB_MIN_ARRIVAL_MS later).
+ */
+size_t		 nodedb_late(struct nodedb *, uint64_t now_ms,
+		    void (*cb)(const struct nodedb_entry *, void *), void *arg);
 
 const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
 /* The records, ours included, in name order: i in 0..nodedb_count()-1. */

@@ -32,8 +32,10 @@ nodedb_free(struct nodedb *db)
 
 	if (db == NULL)
 		return;
-	for (i = 0; i < db->n; i++)
+	for (i = 0; i < db->n; i++) {
 		free(db->e[i].raw);
+		free(db->e[i].late);
+	}
 	free(db->e);
 	free(db);
 }
@@ -75,6 +77,34 @@ set_raw(struct nodedb_entry *e, const uint8_t *raw, size_t n)
 	return 0;
 }
 
+static void
+late_drop(struct nodedb_entry *e)
+{
+	free(e->late);
+	e->late = NULL;
+	e->late_len = 0;
+	e->late_seq = 0;
+}
+
+/* Keeps the newest too-soon copy aside (none if out of memory). */
+static void
+late_keep(struct nodedb_entry *e, const uint8_t *raw, size_t n, uint64_t seq,
+    uint16_t lifetime)
+{
+	uint8_t	*p;
+
+	if (e->late != NULL && seq <= e->late_seq)
+		return;
+	if ((p = malloc(n)) == NULL)
+		return;
+	memcpy(p, raw, n);
+	free(e->late);
+	e->late = p;
+	e->late_len = n;
+	e->late_seq = seq;
+	e->late_lifetime = lifetime;
+}
+
 static struct nodedb_entry *
 insert(struct nodedb *db, size_t at, const char *name)
 {
@@ -100,6 +130,7 @@ static void
 erase(struct nodedb *db, size_t at)
 {
 	free(db->e[at].raw);
+	free(db->e[at].late);
 	memmove(&db->e[at], &db->e[at + 1], (db->n - at - 1) * sizeof(*db->e));
 	db->n--;
 }
@@ -138,6 +169,7 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 		}
 		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
 			db->stats.too_soon++;
+			late_keep(e, raw, n, seq, lifetime);
 			return NODEDB_TOO_SOON;
 		}
 	} else {
@@ -156,8 +188,45 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 	e->seq = seq;
 	e->lifetime = lifetime;
 	e->received_ms = now_ms;
+	if (e->late != NULL && e->late_seq <= seq)
+		late_drop(e);
 	db->stats.accepted++;
 	return NODEDB_NEW;
+}
+
+size_t
+nodedb_late(struct nodedb *db, uint64_t now_ms,
+    void (*cb)(const struct nodedb_entry *, void *), void *arg)
+{
+	struct nodedb_entry	*e;
+	size_t			 i, waiting = 0;
+
+	for (i = 0; i < db->n; i++) {
+		e = &db->e[i];
+		if (e->late == NULL)
+			continue;
+		if (e->late_seq <= e->seq) {
+			late_drop(e);
+			continue;
+		}
+		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
+			waiting++;
+			continue;
+		}
+		free(e->raw);
+		e->raw = e->late;
+		e->len = e->late_len;
+		e->seq = e->late_seq;
+		e->lifetime = e->late_lifetime;
+		e->received_ms = now_ms;
+		e->late = NULL;
+		e->late_len = 0;
+		e->late_seq = 0;
+		db->stats.late++;
+		if (cb != NULL)
+			cb(e, arg);
+	}
+	return waiting;
 }
 
 int

@@ -81,6 +81,7 @@ struct routing {
 
 	struct event		*ev_orig;	/* one-shot: originate */
 	struct event		*ev_compute;	/* one-shot: routes */
+	struct event		*ev_late;	/* one-shot: nodedb_late() */
 	struct event		*ev_tick;	/* every second */
 	int			 orig_pending, compute_pending;
 
@@ -604,6 +605,38 @@ routing_compute_soon(struct routing *r)
 	evtimer_add(r->ev_compute, &tv);
 }
 
+/* A record kept aside as too soon, taken now: on to every link. */
+static void
+late_take(const struct nodedb_entry *e, void *arg)
+{
+	struct routing	*r = arg;
+
+	log_debug("routing: record of node %s, sequence %llu, taken after "
+	    "the minimum interval", e->name, (unsigned long long)e->seq);
+	send_all_but(r, NULL, e->raw, e->len);
+	routing_compute_soon(r);
+}
+
+static void
+late_soon(struct routing *r)
+{
+	struct timeval	 tv = { 0, (NODEDB_MIN_ARRIVAL_MS + 1) * 1000 };
+
+	if (r->on && r->ev_late != NULL && !evtimer_pending(r->ev_late, NULL))
+		evtimer_add(r->ev_late, &tv);
+}
+
+static void
+late_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct routing	*r = arg;
+
+	(void)fd;
+	(void)ev;
+	if (nodedb_late(r->db, vnetd_now_ms(), late_take, r) > 0)
+		late_soon(r);
+}
+
 /* Forwarding asks: see fwd_set_auto(). */
 
 static int
@@ -742,8 +775,14 @@ routing_input(struct routing *r, struct link *l, const uint8_t *p, size_t n,
 		r->orig_not_before = vnetd_now_ms() + 2 * NODEDB_MIN_ARRIVAL_MS;
 		routing_originate_soon(r, 2 * NODEDB_MIN_ARRIVAL_MS);
 		break;
-	case NODEDB_FULL:
 	case NODEDB_TOO_SOON:
+		/* Kept aside: taken once the interval has passed. */
+		log_debug("routing: record of node %s, sequence %llu, from "
+		    "link %s: too soon after the last, kept for later",
+		    r->rec->name, (unsigned long long)r->rec->seq, l->name);
+		late_soon(r);
+		break;
+	case NODEDB_FULL:
 	case NODEDB_NOMEM:
 		if (may_log(r, 2 + (unsigned int)res))
 			log_warnx("routing: record of node %s from link %s "
@@ -892,6 +931,8 @@ routing_free(struct routing *r)
 		event_free(r->ev_orig);
 	if (r->ev_compute != NULL)
 		event_free(r->ev_compute);
+	if (r->ev_late != NULL)
+		event_free(r->ev_late);
 	if (r->ev_tick != NULL)
 		event_free(r->ev_tick);
 	adapt_free(r->adapt);
@@ -944,6 +985,7 @@ routing_start(struct routing *r)
 	    (r->adapt = adapt_new(r->d->node, adapt_log, r)) == NULL ||
 	    (r->ev_orig = evtimer_new(r->d->base, orig_cb, r)) == NULL ||
 	    (r->ev_compute = evtimer_new(r->d->base, compute_cb, r)) == NULL ||
+	    (r->ev_late = evtimer_new(r->d->base, late_cb, r)) == NULL ||
 	    (r->ev_tick = event_new(r->d->base, -1, EV_PERSIST, tick_cb,
 	    r)) == NULL ||
 	    event_add(r->ev_tick, &tv) == -1)
@@ -1542,6 +1584,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("records_seq_ahead", r->st.seq_ahead);
 	ROW("records_db_full", ds.full);
 	ROW("records_too_soon", ds.too_soon);
+	ROW("records_late", ds.late);
 	ROW("records_about_us", ds.self_newer);
 	ROW("records_aged", ds.aged);
 	ROW("routes_computed", r->st.recomputed);

@@ -223,6 +223,73 @@ START_TEST(db_flooding)
 }
 END_TEST
 
+static void
+late_cb(const struct nodedb_entry *e, void *arg)
+{
+	uint64_t	*seqs = arg;
+
+	seqs[seqs[0]++ + 1] = e->seq;
+}
+
+/*
+ * A newer copy that comes too soon (it overtook the last by a faster
+ * path) is kept aside and taken once the interval has passed, unless a
+ * newer one came meanwhile.
+ */
+START_TEST(db_late)
+{
+	struct nodedb	*db = nodedb_new("self", 0);
+	uint8_t		 b[NODE_RECORD_MAX];
+	uint64_t	 took[8];
+	struct nodedb_stats st;
+	size_t		 n;
+
+	memset(took, 0, sizeof(took));
+	n = raw(b, "a", 10, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
+	n = raw(b, "a", 12, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 12, 90, 1010),
+	    NODEDB_TOO_SOON);
+	/* An older one than that, also too soon: 12 stays the one kept. */
+	n = raw(b, "a", 11, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90, 1020),
+	    NODEDB_TOO_SOON);
+	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 10);
+	/* Not yet. */
+	ck_assert_uint_eq(nodedb_late(db, 1000 + NODEDB_MIN_ARRIVAL_MS - 1,
+	    late_cb, took), 1);
+	ck_assert_uint_eq(took[0], 0);
+	ck_assert_uint_eq(nodedb_late(db, 1000 + NODEDB_MIN_ARRIVAL_MS,
+	    late_cb, took), 0);
+	ck_assert_uint_eq(took[0], 1);
+	ck_assert_uint_eq(took[1], 12);
+	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 12);
+	n = raw(b, "a", 12, 90);
+	ck_assert_mem_eq(nodedb_get(db, "a")->raw, b, n);
+	ck_assert_uint_eq(nodedb_get(db, "a")->received_ms,
+	    1000 + NODEDB_MIN_ARRIVAL_MS);
+	/* Kept, then overtaken by a newer copy in time: nothing to take. */
+	n = raw(b, "a", 13, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 13, 90, 1060),
+	    NODEDB_TOO_SOON);
+	n = raw(b, "a", 14, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 14, 90, 1100), NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_late(db, 2000, late_cb, took), 0);
+	ck_assert_uint_eq(took[0], 1);
+	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 14);
+	/* A record that ages out takes its kept copy with it. */
+	n = raw(b, "a", 15, 90);
+	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 15, 90, 1110),
+	    NODEDB_TOO_SOON);
+	ck_assert_uint_eq(nodedb_age(db, 1100 + 90 * 1000, NULL, NULL), 1);
+	ck_assert_uint_eq(nodedb_late(db, 200000, late_cb, took), 0);
+	nodedb_stats(db, &st);
+	ck_assert_uint_eq(st.too_soon, 4);
+	ck_assert_uint_eq(st.late, 1);
+	nodedb_free(db);
+}
+END_TEST
+
 START_TEST(db_ageing)
 {
 	struct nodedb	*db = nodedb_new("self", 0);
@@ -483,6 +550,7 @@ main(void)
 	tc = tcase_create("nodedb");
 	tcase_add_test(tc, db_flooding);
 	tcase_add_test(tc, db_ageing);
+	tcase_add_test(tc, db_late);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("spf");
 	tcase_add_test(tc, spf_paths);
