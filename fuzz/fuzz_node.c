@@ -40,6 +40,15 @@ LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 	if (nodedb_offer(db, p, n, rec.name, rec.seq, rec.lifetime, 0) ==
 	    NODEDB_NEW && nodedb_get(db, rec.name) == NULL)
 		abort();
+	/* The same record one sequence on, too soon: kept, then taken. */
+	if (strcmp(rec.name, "self") != 0 && rec.seq < UINT64_MAX &&
+	    nodedb_get(db, rec.name) != NULL) {
+		if (nodedb_offer(db, p, n, rec.name, rec.seq + 1, rec.lifetime,
+		    1) != NODEDB_TOO_SOON ||
+		    nodedb_late(db, NODEDB_MIN_ARRIVAL_MS, NULL, NULL) != 0 ||
+		    nodedb_get(db, rec.name)->seq != rec.seq + 1)
+			abort();
+	}
 	(void)nodedb_age(db, (uint64_t)rec.lifetime * 1000, NULL, NULL);
 	nodedb_free(db);
 	if ((s = spf_new()) == NULL)
