@@ -61,7 +61,7 @@ pings_ok() {
 }
 
 say "bulk transfer guest 1 -> guest 3, a ping every 10 ms beside it"
-PINGS=4000
+PINGS=3200	# 32 s: past the switch back (about 25 s in)
 in_guest g1 ping -n -q -i 0.01 -c "$PINGS" "$G3" >"$TMPD/ping1" 2>&1 &
 PING_PID=$!
 EXTRA_PIDS+=("$PING_PID")
@@ -125,6 +125,7 @@ wait_for $((IDLE + 10)) no_link ||
 	fail "shortcut still there: $(vctl host1 show adapt)"
 proc_running "$SLOW_PID" ||
 	fail "the slow flow ended before the switch back: $(cat "$TMPD/iperf-slow")"
+proc_running "$PING_PID" || fail "the ping ended before the switch back"
 wait "$SLOW_PID" || fail "the slow flow failed: $(cat "$TMPD/iperf-slow")"
 grep -q 'adapt: pair host1-host3 .* idle' "$TMPD/host1.log" ||
 	fail "host1 logged no idle decision"
@@ -176,15 +177,15 @@ grep -q 'adapt: pair host1-host3 .* backoff, shortcut died' "$TMPD/host1.log" ||
 	fail "host1 logged no dead shortcut"
 
 say "underlay host1 <-> host3 blocked: traffic stays on the relay"
-in_guest g1 ping -n -q -i 0.01 -c 3000 "$G3" >"$TMPD/ping2" 2>&1 &
+in_guest g1 ping -n -q -i 0.01 -c 2000 "$G3" >"$TMPD/ping2" 2>&1 &
 PING_PID=$!
 EXTRA_PIDS+=("$PING_PID")
-in_guest g1 iperf3 -c "$G3" -t 28 -b 50M -i 1 -J >"$TMPD/iperf2.json" 2>&1 &
+in_guest g1 iperf3 -c "$G3" -t 20 -b 50M -i 1 -J >"$TMPD/iperf2.json" 2>&1 &
 IPERF_PID=$!
 EXTRA_PIDS+=("$IPERF_PID")
 # The dead shortcut was the first failure, this dial the second.
 two_failures() { (($(adapt_field host1 host3 failures) >= 2)); }
-wait_for 28 two_failures ||
+wait_for 20 two_failures ||
 	fail "fewer than two failures: $(vctl host1 show adapt)"
 say "after two failures: $(vctl host1 -t show adapt | awk -F'\t' '$1 == "host3"')"
 nb=$(adapt_field host1 host3 next_backoff_s)

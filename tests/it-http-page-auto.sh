@@ -12,13 +12,15 @@
 # dialled it) and their links to the proxy not, and host1's interface
 # charts have points.  A screenshot of host1's page is saved next to this
 # test's log (tests/it-http-page-auto.png; doc/status.png is a copy).
-# Skipped without Chromium.
+# Skipped without Chromium, and in a sanitizer build (it-http serves the
+# same endpoints under the sanitizers).
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 require_root
 require_binaries
 command -v chromium >/dev/null || skip "chromium is missing (apt-get install chromium)"
+grep -qa __asan_init "$VNETD" 2>/dev/null && skip "a sanitizer build: it-http serves the same endpoints under the sanitizers"
 command -v iperf3 >/dev/null || skip "iperf3 is missing"
 HP=8080
 SHOT=${SCREENSHOT:-$(dirname "$0")/it-http-page-auto.png}

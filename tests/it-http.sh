@@ -148,6 +148,19 @@ sys.exit(0 if abs(api - want) <= 0.1 * want else 1)
 PY
 ) || fail "the API's rate is not within 10% of iperf3's: $out"
 say "$out"
+# An interface's history: host1's guest interface (its own server, on
+# loopback) carried the run too.
+ifname=$(vctl host1 -t show interfaces | awk -F'\t' 'NR == 1 { print $1 }')
+ip netns exec "$(ns host1)" curl -sS --max-time 5 \
+	"http://127.0.0.1:$HP/api/v1/history/interfaces/$ifname" >"$TMPD/ihist.json" ||
+	fail "GET /api/v1/history/interfaces/$ifname on host1 failed"
+python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+n = len(h["t_ms"])
+peak = max(a + b for a, b in zip(h["bps_in"], h["bps_out"]))
+sys.exit(0 if n > 3 and len(h["bps_in"]) == len(h["drops"]) == n and peak > 1e6 else 1)' \
+	"$TMPD/ihist.json" || fail "interface $ifname's history did not see the run: $(head -c 300 "$TMPD/ihist.json")"
 
 say "hostile clients, a ping running through the proxy"
 in_guest g1 ping -n -i 0.2 -c 150 -W 2 "$IP2" >"$TMPD/ping.txt" 2>&1 &
