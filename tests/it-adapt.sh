@@ -34,10 +34,7 @@ G3=$(guest_ip 3)
 wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
 iperf_server g3
 # A second server for the slow flow.
-in_guest g3 iperf3 -s -p 5202 >/dev/null 2>&1 &
-EXTRA_PIDS+=("$!")
-wait_for 10 bash -c "ip netns exec '${G_NS[g3]}' ss -Hltn 'sport = :5202' | grep -q ." ||
-	fail "the second iperf3 server does not listen"
+iperf_server g3 5202
 
 # adapt_field DAEMON PEER COLUMN: one column of `show adapt`.
 adapt_field() {

@@ -325,6 +325,27 @@ in_guest() {
 	ip netns exec "${G_NS[$guest]}" "$@"
 }
 
+# mac_flood GUEST DEV N: N frames from random (unicast, locally
+# administered) source MACs out of the guest's DEV, to a MAC nobody has.
+mac_flood() {
+	in_guest "$1" python3 - "$2" "$3" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+body = b"\x88\xb5" + bytes(46)
+dst = bytes.fromhex("02000000eeee")        # nobody: flooded
+for _ in range(int(sys.argv[2])):
+    src = bytearray(os.urandom(6))
+    src[0] = (src[0] & 0xfc) | 0x02         # unicast, locally administered
+    while True:
+        try:
+            s.send(dst + bytes(src) + body)
+            break
+        except OSError:                     # TAP queue full: let it drain
+            os.sched_yield()
+PY
+}
+
 # udp_burst GUEST ADDR N: N datagrams of 1400 bytes from the guest to ADDR
 # (port 9), as fast as it sends them; nothing retransmits them, so frames
 # a link leaves queued stay there.  Prints how many went.
@@ -357,13 +378,14 @@ queues_drain() {
 	done
 }
 
-# iperf_server GUEST: an iperf3 server in the guest, stopped by the cleanup;
-# returns once it listens on port 5201.
+# iperf_server GUEST [PORT]: an iperf3 server in the guest, stopped by the
+# cleanup; returns once it listens on PORT (default 5201).
 iperf_server() {
-	in_guest "$1" iperf3 -s >/dev/null 2>&1 &
+	local port=${2:-5201}
+	in_guest "$1" iperf3 -s -p "$port" >/dev/null 2>&1 &
 	EXTRA_PIDS+=("$!")
-	wait_for 10 bash -c "ip netns exec '${G_NS[$1]}' ss -Hltn 'sport = :5201' | grep -q ." ||
-		fail "iperf3 server in $1 does not listen"
+	wait_for 10 bash -c "ip netns exec '${G_NS[$1]}' ss -Hltn 'sport = :$port' | grep -q ." ||
+		fail "iperf3 server in $1 does not listen on port $port"
 }
 
 # guest_counter GUEST NAME: one absolute counter of the guest's namespace

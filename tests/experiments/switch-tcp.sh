@@ -63,10 +63,7 @@ BULK_RATE=${BULK_RATE:-200M}
 G3=$(guest_ip 3)
 wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
 iperf_server g3
-in_guest g3 iperf3 -s -p 5202 >/dev/null 2>&1 &
-EXTRA_PIDS+=("$!")
-wait_for 10 bash -c "ip netns exec '${G_NS[g3]}' ss -Hltn 'sport = :5202' | grep -q ." ||
-	fail "the second iperf3 server does not listen"
+iperf_server g3 5202
 
 no_link() { ! link_field host1 host3 state >/dev/null; }
 adapt_all() { local d; for d in "${DAEMONS[@]}"; do vctl "$d" adapt "$1" >/dev/null || fail "adapt $1 on $d"; done; }
