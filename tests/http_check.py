@@ -24,7 +24,8 @@ def fail(msg):
     sys.exit(1)
 
 
-MOVING = ("age", "since", "idle", "rate_in", "rate_out")
+MOVING = ("age", "since", "idle", "rate_in", "rate_out", "last_error_ago",
+          "next_attempt", "congestion")
 
 
 def same(a, b):
