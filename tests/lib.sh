@@ -125,6 +125,9 @@ exec {LIB_STDOUT}>&1 {LIB_STDERR}>&2
 cleanup() {
 	local rc=$? pid ns
 	trap - EXIT INT TERM
+	# A reader that went away (`| head`) must not stop the cleanup halfway,
+	# leaving daemons and namespaces behind.
+	trap '' PIPE
 	set +e
 	exec 1>&"$LIB_STDOUT"
 	exec 2>&"$LIB_STDERR"
