@@ -633,7 +633,7 @@ late_cb(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
-	if (nodedb_late(r->db, vnetd_now_ms(), late_take, r) > 0)
+	if (r->on && nodedb_late(r->db, vnetd_now_ms(), late_take, r) > 0)
 		late_soon(r);
 }
 
