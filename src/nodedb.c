@@ -219,9 +219,8 @@ nodedb_late(struct nodedb *db, uint64_t now_ms,
 		e->seq = e->late_seq;
 		e->lifetime = e->late_lifetime;
 		e->received_ms = now_ms;
-		e->late = NULL;
-		e->late_len = 0;
-		e->late_seq = 0;
+		e->late = NULL;		/* now e->raw */
+		late_drop(e);
 		db->stats.late++;
 		if (cb != NULL)
 			cb(e, arg);
