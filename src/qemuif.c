@@ -26,6 +26,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,7 +302,26 @@ qemuif_pause(struct qemuif_listener *l, int e)
 	return 1;
 }
 
-/* A QEMU knocks: while one is connected, the newcomer is turned away. */
+/* 1 if the VM's end of the connection has hung up or failed. */
+static int
+qemuif_hung_up(const struct qemuif *q)
+{
+	struct pollfd	 pfd;
+
+	if (q == NULL)
+		return 0;
+	pfd.fd = q->fd;
+	pfd.events = POLLIN | POLLRDHUP;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) != 1)
+		return 0;
+	return (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/*
+ * A QEMU knocks: while one is connected, the newcomer is turned away,
+ * unless the one connected has hung up.
+ */
 static void
 qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -317,6 +337,13 @@ qemuif_acceptcb(evutil_socket_t fd, short ev, void *arg)
 			(void)qemuif_pause(l, l->accept_errno);
 		return;
 	}
+	/*
+	 * The VM connected may be gone with its hang-up still unread (a QEMU
+	 * restarted at once): the newcomer waits while the interface reads
+	 * the rest and goes down, then it is taken as the VM.
+	 */
+	if (qemuif_hung_up(l->ifc->softc))
+		return;
 	if ((s = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
 		(void)qemuif_pause(l, errno);
 		return;

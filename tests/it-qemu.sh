@@ -9,7 +9,8 @@
 #     socket, which takes none;
 #   - when the "VM" goes, the interface goes down, and it comes back up
 #     when one connects again (QEMU restarted);
-#   - a second connection while one is up is refused and logged;
+#   - a second connection while one is up is refused and logged, unless
+#     the one up has hung up (a VM restarted while the daemon was busy);
 #   - a stream with a broken length loses its connection, and only it;
 #   - the socket has mode 0660 and del-interface removes it.
 #
@@ -87,6 +88,27 @@ kill "$RELAY_PID"
 wait_for 5 iface_state down || fail "interface vm is still up with the VM gone"
 relay_start
 wait_for 15 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2 after reconnecting"
+
+# A QEMU restarted while the daemon was busy: the new one connects before
+# the daemon has read the old one's hang-up.  The newcomer is taken, not
+# refused for the dead connection.
+say "a VM that connects before the last one's hang-up is read is taken"
+kill -STOP "${D_PID[h]}"
+ip netns exec "${G_NS[g1]}" python3 "$RELAY" relay "$SOCK" qeth1 >"$TMPD/relay2.out" 2>&1 &
+RELAY2_PID=$!
+EXTRA_PIDS+=("$RELAY2_PID")
+wait_for 10 grep -q connected "$TMPD/relay2.out" ||
+	{ kill -CONT "${D_PID[h]}"; fail "the second relay did not connect: $(cat "$TMPD/relay2.out")"; }
+kill "$RELAY_PID"
+wait "$RELAY_PID" 2>/dev/null || true
+kill -CONT "${D_PID[h]}"
+{ in_guest g1 ip link set qeth1 address "$(guest_mac 1)" &&
+	in_guest g1 ip addr add "$(guest_ip 1)/24" dev qeth1 &&
+	in_guest g1 ip link set qeth1 up; } 2>/dev/null ||
+	fail "the VM that connected at once is gone: $(grep 'interface vm' "${D_LOG[h]}" | tail -n 3)"
+wait_for 15 gping g1 "$(guest_ip 2)" || fail "the VM that connected at once was not taken: $(grep 'interface vm' "${D_LOG[h]}" | tail -n 3)"
+iface_state up || fail "interface vm is not up"
+RELAY_PID=$RELAY2_PID
 
 say "a broken stream loses its connection, and only it"
 kill "$RELAY_PID"
