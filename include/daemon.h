@@ -92,6 +92,7 @@ struct vnetd {
 	struct iface_env	 ifenv;		/* what interfaces are given */
 
 	struct event		*ev_tick;
+	struct event		*ev_reseq;	/* sw_poll() */
 	struct event		*ev_sig[2];
 	int			 exit_code;
 

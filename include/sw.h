@@ -12,12 +12,15 @@
  *      the source; it gets this daemon's identity (origin, sequence);
  *      from a link: a frame back at its origin, or seen before, stops here;
  *   3. forwarding (fwd.h) picks the output ports;
- *   4. for each: toward a link, the hop limit; toward a guest, vCC;
+ *   4. from a link to one guest: a flow that changed links waits until
+ *      its frames by the old link are through (reseq.h);
+ *   5. for each: toward a link, the hop limit; toward a guest, vCC;
  *      then, if the port lacks SW_F_OFFLOAD, a super-frame is cut into
  *      segments (or its checksum finished) here, the one place that does
  *      it; then the port's transmit().
  *
  * The switch owns what that needs: the forwarding tables, the vCC state,
+ * the frames held for order,
  * the origin and sequence, the scratch buffers and the counters.  It calls
  * nothing above it: the control plane listens through sw_hooks.
  */
@@ -73,6 +76,7 @@ struct sw_stats {
 	uint64_t	gso_segments;	/* the frames they were cut into */
 	uint64_t	gso_bad;	/* offload frames that could not be cut */
 	uint64_t	offload_bad;	/* frames dropped: bad offload header */
+	uint64_t	reseq_lost;	/* frames held whose guest port went */
 };
 
 /* What the switch tells the layer above; any may be NULL. */
@@ -104,6 +108,17 @@ int		 sw_port_add(struct sw *, struct port *p,
 void		 sw_port_up(struct port *);
 void		 sw_port_down(struct port *);
 void		 sw_port_del(struct sw *, struct port *);
+
+/*
+ * Frames from links to a guest are kept in order when a flow changes links
+ * (reseq.h): some wait a few milliseconds.  The switch asks for sw_poll()
+ * through arm(arg, delay) when one is due.
+ */
+void		 sw_set_timer(struct sw *,
+		    void (*arm)(void *arg, uint64_t delay_us), void *arg);
+void		 sw_poll(struct sw *);
+struct reseq_stats;
+const struct reseq_stats *sw_reseq_stats(const struct sw *);
 
 /* Ages learned MACs and idle flows; about once a second. */
 void		 sw_tick(struct sw *);

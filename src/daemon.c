@@ -33,6 +33,7 @@
 #include "link.h"
 #include "listen.h"
 #include "log.h"
+#include "reseq.h"
 #include "sw.h"
 #include "tls.h"
 #include "vcc.h"
@@ -161,6 +162,28 @@ daemon_link_history(void *arg, const char *name, char *buf, size_t len)
 	return "";
 }
 
+/* The switch holds frames for order: it asks to be polled (sw_set_timer()). */
+static void
+reseq_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct vnetd	*d = arg;
+
+	(void)fd;
+	(void)ev;
+	sw_poll(d->sw);
+}
+
+static void
+reseq_arm(void *arg, uint64_t delay_us)
+{
+	struct vnetd	*d = arg;
+	struct timeval	 tv;
+
+	tv.tv_sec = (time_t)(delay_us / 1000000);
+	tv.tv_usec = (suseconds_t)(delay_us % 1000000);
+	evtimer_add(d->ev_reseq, &tv);
+}
+
 int
 vnetd_init(struct vnetd *d)
 {
@@ -199,6 +222,9 @@ vnetd_init(struct vnetd *d)
 	if (d->dns == NULL)
 		return -1;
 	d->ifenv.base = d->base;
+	if ((d->ev_reseq = evtimer_new(d->base, reseq_cb, d)) == NULL)
+		return -1;
+	sw_set_timer(d->sw, reseq_arm, d);
 	links_start(&d->links, d->base, d->dns);
 	listen_init(&d->listeners, d->base, daemon_accept, daemon_refused, d);
 	return 0;
@@ -281,6 +307,8 @@ vnetd_free(struct vnetd *d)
 	d->nmodules = 0;
 	if (d->ev_tick != NULL)
 		event_free(d->ev_tick);
+	if (d->ev_reseq != NULL)
+		event_free(d->ev_reseq);
 	for (i = 0; i < sizeof(d->ev_sig) / sizeof(d->ev_sig[0]); i++)
 		if (d->ev_sig[i] != NULL)
 			event_free(d->ev_sig[i]);
@@ -530,6 +558,7 @@ static void
 show_stats(struct vnetd *d, struct evbuffer *out)
 {
 	const struct sw_stats *ss = sw_stats(d->sw);
+	const struct reseq_stats *rs;
 	struct fwd_stats fs;
 	struct vcc_stats vs;
 	struct link	*l;
@@ -563,6 +592,15 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("gso_segments", ss->gso_segments);
 	ROW("gso_bad", ss->gso_bad);
 	ROW("offload_bad", ss->offload_bad);
+	rs = sw_reseq_stats(d->sw);
+	ROW("reseq_holds", rs->holds);
+	ROW("reseq_held", rs->held);
+	ROW("reseq_released_quiet", rs->released_quiet);
+	ROW("reseq_released_max", rs->released_max);
+	ROW("reseq_released_full", rs->released_full);
+	ROW("reseq_released_other", rs->released_other);
+	ROW("reseq_held_bytes", rs->held_bytes);
+	ROW("reseq_lost", ss->reseq_lost);
 	ROW("tls_refused", d->links.conns.stats.tls_refused);
 	ROW("tls_failed", d->links.conns.stats.tls_failed);
 	ROW("not_allowed", d->listeners.not_allowed);

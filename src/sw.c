@@ -9,6 +9,7 @@
 #include "fwd.h"
 #include "gso.h"
 #include "log.h"
+#include "reseq.h"
 #include "sw.h"
 #include "vcc.h"
 #include "wire.h"
@@ -36,6 +37,12 @@ struct sw {
 	uint8_t		*segbuf;
 	size_t		 rxbuf_len;
 
+	/* Frames held while a flow changes links, and their timer. */
+	struct reseq	*reseq;
+	void		(*arm)(void *arg, uint64_t delay_us);
+	void		*arm_arg;
+	uint64_t	 armed_us;	/* when it fires; 0: not armed */
+
 	struct sw_stats	 st;
 	uint64_t	 offload_bad_logged;	/* ms */
 };
@@ -46,6 +53,23 @@ struct sw_cut {
 	struct port		*port;
 	const struct sw_frame	*f;
 };
+
+static void	sw_output(struct sw *, struct port *, const struct sw_frame *,
+		    int, uint64_t);
+
+/* A frame held by reseq goes on to the guest's port, if it is still up. */
+static void
+sw_reseq_deliver(void *arg, void *to, const struct sw_frame *f)
+{
+	struct sw	*sw = arg;
+	struct port	*p = to;
+
+	if (p->fp == NULL || fwd_port_owner(p->fp) == NULL) {
+		sw->st.reseq_lost++;
+		return;
+	}
+	sw_output(sw, p, f, 1, sw->now_us());
+}
 
 struct sw *
 sw_new(uint64_t (*now_us)(void), char *err, size_t errlen)
@@ -62,7 +86,8 @@ sw_new(uint64_t (*now_us)(void), char *err, size_t errlen)
 	    (sw->segbuf = malloc(WIRE_FRAME_MAX)) == NULL ||
 	    (sw->vcc = vcc_new(VCC_FLOWS_DEFAULT,
 	    (uint64_t)arc4random() << 32 | arc4random())) == NULL ||
-	    (sw->fwd = fwd_new(0)) == NULL)
+	    (sw->fwd = fwd_new(0)) == NULL ||
+	    (sw->reseq = reseq_new(sw_reseq_deliver, sw)) == NULL)
 		goto fail;
 	return sw;
 fail:
@@ -79,6 +104,7 @@ sw_free(struct sw *sw)
 	if (sw->fwd != NULL)
 		fwd_free(sw->fwd);
 	vcc_free(sw->vcc);
+	reseq_free(sw->reseq);
 	free(sw->rxbuf);
 	free(sw->txbuf);
 	free(sw->segbuf);
@@ -92,6 +118,44 @@ sw_set_hooks(struct sw *sw, const struct sw_hooks *h)
 		sw->hooks = *h;
 	else
 		memset(&sw->hooks, 0, sizeof(sw->hooks));
+}
+
+void
+sw_set_timer(struct sw *sw, void (*arm)(void *arg, uint64_t delay_us),
+    void *arg)
+{
+	sw->arm = arm;
+	sw->arm_arg = arg;
+	sw->armed_us = 0;
+}
+
+/* Asks for sw_poll() by the time the next hold is due. */
+static void
+sw_arm(struct sw *sw, uint64_t now_us)
+{
+	uint64_t	 due = reseq_next(sw->reseq);
+
+	if (due == 0 || sw->arm == NULL ||
+	    (sw->armed_us != 0 && sw->armed_us <= due))
+		return;
+	sw->armed_us = due;
+	sw->arm(sw->arm_arg, due > now_us ? due - now_us : 0);
+}
+
+void
+sw_poll(struct sw *sw)
+{
+	uint64_t	 now_us = sw->now_us();
+
+	sw->armed_us = 0;
+	(void)reseq_poll(sw->reseq, now_us);
+	sw_arm(sw, now_us);
+}
+
+const struct reseq_stats *
+sw_reseq_stats(const struct sw *sw)
+{
+	return reseq_stats(sw->reseq);
 }
 
 struct fwd *
@@ -152,6 +216,7 @@ sw_port_del(struct sw *sw, struct port *p)
 {
 	if (p->fp == NULL)
 		return;
+	reseq_forget(sw->reseq, p);
 	fwd_port_detach(p->fp);
 	fwd_port_unref(sw->fwd, p->fp);
 	p->fp = NULL;
@@ -330,6 +395,7 @@ sw_input(struct sw *sw, struct port *in, const struct sw_frame *frame)
 {
 	struct sw_frame	  f = *frame;
 	struct fwd_port	**out;
+	struct port	 *p;
 	enum fwd_how	  how;
 	uint64_t	  now_us = sw->now_us();
 	size_t		  n, i;
@@ -344,6 +410,15 @@ sw_input(struct sw *sw, struct port *in, const struct sw_frame *frame)
 	sw->st.frames_in++;
 	n = fwd_decide(sw->fwd, f.eth, f.eth + ETHER_ADDR_LEN, in->fp,
 	    now_us / 1000, &out, &how);
+	/* From a link to one guest: kept in order if its link changes. */
+	if (from_link && n == 1 && !ether_is_multicast(f.eth) &&
+	    (p = fwd_port_owner(out[0]))->ops->guest) {
+		if (reseq_input(sw->reseq, reseq_key(sw->reseq, f.eth, f.len,
+		    p), in, p, &f, now_us) == 1) {
+			sw_arm(sw, now_us);
+			return;
+		}
+	}
 	for (i = 0; i < n; i++)
 		sw_output(sw, fwd_port_owner(out[i]), &f, from_link, now_us);
 }

@@ -3,7 +3,8 @@
  * one process.  Each fake port records what the switch hands its transmit,
  * so the tests assert on what arrives where: rules and learning, broadcast
  * without hairpin, the hop limit and duplicates, offload super-frames whole
- * or cut by port features, and vCC in both directions.
+ * or cut by port features, vCC in both directions, and the order of a
+ * flow's frames kept when it moves to another link (reseq.h).
  */
 #include <check.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "fwd.h"
 #include "gso.h"
 #include "pkt.h"
+#include "reseq.h"
 #include "stmt.h"
 #include "sw.h"
 #include "vcc.h"
@@ -480,6 +482,152 @@ START_TEST(test_port_down)
 }
 END_TEST
 
+
+/* The timer the switch asks for: the last delay, and how often. */
+static uint64_t	 armed_delay;
+static int	 armed;
+
+static void
+fake_arm(void *arg, uint64_t delay_us)
+{
+	(void)arg;
+	armed_delay = delay_us;
+	armed++;
+}
+
+static uint8_t
+tag_at(struct fport *fp, int i)
+{
+	return fp_frame(fp, i)[14];
+}
+
+/* A flow moves from link l1 to l2 and back: g1 gets it in order. */
+START_TEST(test_reseq)
+{
+	const struct reseq_stats *rs = sw_reseq_stats(sw);
+	uint8_t		 b[64];
+	uint32_t	 seq = 1;
+	uint64_t	 t0 = fake_now, hold0;
+	uint8_t		 want[] = { 1, 2, 3, 4, 10, 11, 12 };
+	int		 i, n;
+
+	sw_set_timer(sw, fake_arm, NULL);
+	rule("route any 02:00:00:00:00:01 interface g1");
+	/* A frame a millisecond by l1: it goes at once. */
+	for (i = 1; i <= 3; i++) {
+		fake_now = t0 + (uint64_t)(i - 1) * 1000;
+		in_link(&l1, b, eth_frame(b, 1, 2, (uint8_t)i), 5, 77, seq++);
+	}
+	ck_assert_int_eq(g1.n, 3);
+	/* The first by l2, with l1 busy: held, and a timer asked for. */
+	fake_now = t0 + 2500;
+	in_link(&l2, b, eth_frame(b, 1, 2, 10), 5, 77, seq++);
+	ck_assert_int_eq(g1.n, 3);
+	ck_assert_uint_eq(rs->holds, 1);
+	ck_assert_int_eq(armed, 1);
+	/* Due when l1 has been quiet 4 x its 1 ms gap after its last. */
+	ck_assert_uint_eq(armed_delay, 2000 + 4000 - 2500);
+	/* l1's last one goes before them; l2's next waits. */
+	fake_now = t0 + 3000;
+	in_link(&l1, b, eth_frame(b, 1, 2, 4), 5, 77, seq++);
+	fake_now = t0 + 3500;
+	in_link(&l2, b, eth_frame(b, 1, 2, 11), 5, 77, seq++);
+	ck_assert_int_eq(g1.n, 4);
+	ck_assert_uint_eq(rs->held, 2);
+	/* Not yet: l1 has been quiet 0.5 ms of the 4 needed. */
+	sw_poll(sw);
+	ck_assert_int_eq(g1.n, 4);
+	fake_now = t0 + 3000 + 4000;
+	sw_poll(sw);
+	ck_assert_int_eq(g1.n, 6);
+	ck_assert_uint_eq(rs->released_quiet, 1);
+	ck_assert_uint_eq(rs->held_bytes, 0);
+	/* Now l2 is the flow's link: on at once. */
+	in_link(&l2, b, eth_frame(b, 1, 2, 12), 5, 77, seq++);
+	ck_assert_int_eq(g1.n, 7);
+	for (i = 0; i < 7; i++)
+		ck_assert_int_eq(tag_at(&g1, i), want[i]);
+
+	/* Back by l1 while l2 never falls quiet: held 100 ms at most. */
+	fp_clear(&g1);
+	hold0 = fake_now += 500;
+	in_link(&l1, b, eth_frame(b, 1, 2, 20), 5, 77, seq++);
+	n = 0;
+	while (fake_now < hold0 + RESEQ_HOLD_MAX_US - 2000) {
+		fake_now += 2000;
+		in_link(&l2, b, eth_frame(b, 1, 2, 30), 5, 77, seq++);
+		n++;
+	}
+	ck_assert_int_eq(g1.n, n);
+	fake_now = hold0 + RESEQ_HOLD_MAX_US;
+	in_link(&l1, b, eth_frame(b, 1, 2, 21), 5, 77, seq++);
+	ck_assert_int_eq(g1.n, n + 2);
+	ck_assert_int_eq(tag_at(&g1, n), 20);
+	ck_assert_int_eq(tag_at(&g1, n + 1), 21);
+	ck_assert_uint_eq(rs->released_max, 1);
+
+	/* A frame held for a guest port that goes: dropped and counted. */
+	fake_now += 100;
+	in_link(&l2, b, eth_frame(b, 1, 2, 40), 5, 77, seq++);
+	ck_assert_uint_eq(rs->holds, 3);
+	sw_port_down(&g1.port);
+	fake_now += RESEQ_HOLD_MAX_US;
+	sw_poll(sw);
+	ck_assert_uint_eq(sw_stats(sw)->reseq_lost, 1);
+	sw_port_up(&g1.port);
+	/* Held frames whose link goes are still delivered. */
+	fp_clear(&g1);
+	fake_now += 100;
+	in_link(&l1, b, eth_frame(b, 1, 2, 50), 5, 77, seq++);
+	fake_now += 100;
+	in_link(&l2, b, eth_frame(b, 1, 2, 51), 5, 77, seq++);
+	ck_assert_int_eq(g1.n, 1);
+	sw_port_del(sw, &l2.port);
+	ck_assert_int_eq(g1.n, 2);
+	ck_assert_int_eq(tag_at(&g1, 1), 51);
+	ck_assert_uint_eq(rs->held_bytes, 0);
+}
+END_TEST
+
+/* Each hold is bounded in bytes, and a bound only ends it: nothing lost. */
+static int	 delivered;
+
+static void
+count_deliver(void *arg, void *to, const struct sw_frame *f)
+{
+	(void)arg;
+	(void)to;
+	(void)f;
+	delivered++;
+}
+
+START_TEST(test_reseq_bounds)
+{
+	struct reseq	*q;
+	static uint8_t	 big[60000];
+	struct sw_frame	 f = { NULL, big, sizeof(big), 5, 0, 0 };
+	int		 a, c, to, i, passed = 0, sent = 0;
+	uint32_t	 key;
+
+	ck_assert_ptr_nonnull(q = reseq_new(count_deliver, NULL));
+	delivered = 0;
+	memset(big, 0, 64);
+	key = reseq_key(q, big, sizeof(big), &to);
+	ck_assert_int_eq(reseq_input(q, key, &a, &to, &f, 1000), 0);
+	passed++;
+	sent++;
+	for (i = 0; i < 40; i++) {
+		passed += reseq_input(q, key, &c, &to, &f, 1100) == 0;
+		sent++;
+	}
+	ck_assert_uint_eq(reseq_stats(q)->released_full, 1);
+	ck_assert_uint_le(reseq_stats(q)->held_bytes, RESEQ_FLOW_BYTES);
+	ck_assert_int_eq(passed + delivered, sent);
+	ck_assert_uint_eq(reseq_next(q), 0);
+	reseq_free(q);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -496,6 +644,8 @@ main(void)
 	tcase_add_test(tc, test_offload);
 	tcase_add_test(tc, test_vcc_both_ways);
 	tcase_add_test(tc, test_port_down);
+	tcase_add_test(tc, test_reseq);
+	tcase_add_test(tc, test_reseq_bounds);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

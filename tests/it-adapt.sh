@@ -6,8 +6,9 @@
 # s, after which the proxy no longer carries it; when the transfer stops
 # the link goes after idle.  A ping every 10 ms and a slow TCP flow beside
 # the bulk one cross the switch onto the shortcut and back: nothing is
-# lost and reordering at the receiver stays bounded (at most 20
-# out-of-order events; TCP's fast retransmissions are reported).  A shortcut
+# lost, the receiver's daemon holds the flows that changed links until the
+# old one is drained, so TCP makes no fast retransmission, and reordering
+# at the receiver stays bounded (at most 20 out-of-order events).  A shortcut
 # whose underlay breaks falls back within the keepalive time.  Then with
 # the underlay between host1 and host3 blocked, no shortcut comes up, the
 # traffic never stops and the back-off grows.
@@ -139,22 +140,31 @@ drops=0
 for d in proxy host1 host3; do drops=$((drops + $(links_sum "$d" drops))); done
 drops=$((drops - drops0))
 say "TCP: $retrans segments retransmitted ($fast fast, $probes loss probes, $rto timeouts; $dsack reported needless by D-SACK), $ofo times out of order at the receiver; $drops frames dropped by the daemons"
+reseq() { stat_value "$1" "$2" || echo "?"; }
+for d in host1 host3; do
+	say "$d: $(reseq "$d" reseq_holds) flows held for order ($(reseq "$d" reseq_held) frames), released: $(reseq "$d" reseq_released_quiet) old link quiet, $(reseq "$d" reseq_released_max) at 100 ms, $(reseq "$d" reseq_released_full) full, $(reseq "$d" reseq_released_other) other; $(reseq "$d" reseq_lost) lost"
+done
 # What the switch could cause: a lost frame (the daemons' drops, the
 # ping) or reordering, which the receiver queues out of order and answers
 # with duplicate ACKs that make the sender retransmit fast.  Timer
 # retransmissions (loss probes, timeouts) at a round trip of a fraction of
 # a millisecond come from scheduling delays on a busy machine, and happen
 # in the star without any switch as well.
-# Frames still queued on the relay when the routes move arrive after the
-# first ones on the shortcut.  The receiver sees a few segments out of
-# order (bounded below); the sender's RACK, whose reordering window is a
-# quarter of the smallest round trip (tens of microseconds here), may
-# retransmit what was still on the relay, needlessly: none in the plain
-# build's runs here, up to 176 segments at once in the slower ASan build.
-# Holding flows on the old path until it drains would avoid it; it is not
-# done, so the fast retransmissions are reported, not asserted.
+# Frames still queued on the relay when the routes move would arrive after
+# the first ones on the shortcut, and the sender's RACK (its reordering
+# window is a quarter of the smallest round trip, tens of microseconds
+# here) would retransmit what was still on the relay, needlessly.  So
+# host3 holds each flow's first frames by the shortcut until the relay
+# falls quiet for it (reseq.h): it must have held at least one flow, lost
+# no held frame, and TCP must see no fast retransmission.
 ((drops == 0)) || fail "the daemons dropped $drops frames"
 ((ofo <= 20)) || fail "reordering not bounded: $ofo out-of-order events"
+holds=$(stat_value host3 reseq_holds) || fail "host3 has no reseq_holds"
+((holds >= 1)) || fail "host3 held no flow for order across the switch"
+((fast == 0)) || fail "$fast fast retransmissions across the switch"
+for d in host1 host3; do
+	[[ $(stat_value "$d" reseq_lost) == 0 ]] || fail "$d lost frames it held for order"
+done
 
 say "adapt off: no shortcut however much traffic"
 vctl host1 adapt off >/dev/null || fail "adapt off refused"
