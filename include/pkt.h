@@ -74,6 +74,13 @@ struct pkt_tcpopt {
 };
 
 enum pkt_status	 pkt_parse(struct pkt *, const uint8_t *frame, size_t len);
+/*
+ * Mixes the frame's inner flow into FNV-1a hash h (hash.h): the IP
+ * addresses, the protocol and, for TCP, the ports; for a frame that is not
+ * IP (or does not parse), its Ethernet header.  The flow queues and the
+ * resequencer key on it.
+ */
+uint32_t	 pkt_flow_hash(uint32_t h, const uint8_t *frame, size_t len);
 /* Reads the TCP options of a parsed TCP packet; -1 if they are malformed. */
 int		 pkt_tcp_options(const struct pkt *, const uint8_t *frame,
 		    struct pkt_tcpopt *);

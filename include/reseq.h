@@ -42,6 +42,9 @@ struct reseq;
 struct reseq_stats {
 	uint64_t	holds;		/* flows held after a change of link */
 	uint64_t	held;		/* frames held */
+	uint64_t	old_after_new;	/* frames by the old link that came
+					   after newer ones by the new link
+					   (held): out of order without it */
 	uint64_t	released_quiet;	/* holds ended: the old link quiet */
 	uint64_t	released_max;	/* ... at RESEQ_HOLD_MAX_US */
 	uint64_t	released_full;	/* ... at a bound of bytes */

@@ -595,6 +595,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	rs = sw_reseq_stats(d->sw);
 	ROW("reseq_holds", rs->holds);
 	ROW("reseq_held", rs->held);
+	ROW("reseq_old_after_new", rs->old_after_new);
 	ROW("reseq_released_quiet", rs->released_quiet);
 	ROW("reseq_released_max", rs->released_max);
 	ROW("reseq_released_full", rs->released_full);

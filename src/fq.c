@@ -104,28 +104,8 @@ fq_free(struct fq *q)
 size_t
 fq_hash(const struct fq *q, const uint8_t *frame, size_t len)
 {
-	struct pkt	 p;
 	/* The seed keeps peers from aiming at one queue. */
-	uint32_t	 h = HASH_FNV_BASIS ^ q->seed;
-	uint8_t		 ports[4];
-	size_t		 alen;
-
-	if (pkt_parse(&p, frame, len) != PKT_OK || p.ipver == 0) {
-		h = hash_fnv1a(h, frame, len < 14 ? len : 14);
-	} else {
-		alen = p.ipver == 4 ? 4 : 16;
-		h = hash_fnv1a(h, p.saddr, alen);
-		h = hash_fnv1a(h, p.daddr, alen);
-		h = hash_fnv1a(h, &p.proto, 1);
-		if (p.tcp) {
-			ports[0] = (uint8_t)(p.sport >> 8);
-			ports[1] = (uint8_t)p.sport;
-			ports[2] = (uint8_t)(p.dport >> 8);
-			ports[3] = (uint8_t)p.dport;
-			h = hash_fnv1a(h, ports, sizeof(ports));
-		}
-	}
-	return h % FQ_FLOWS;
+	return pkt_flow_hash(HASH_FNV_BASIS ^ q->seed, frame, len) % FQ_FLOWS;
 }
 
 static struct fq_buf	*flow_pop(struct fq *, struct fq_flow *);

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "hash.h"
 #include "pkt.h"
 
 #define ETH_HLEN	14
@@ -338,4 +339,27 @@ pkt_tcp_csum(const uint8_t *frame, const struct pkt *p)
 	sum = pkt_csum_add(sum, th, 16);
 	sum = pkt_csum_add(sum, th + 18, len - 18);
 	return (uint16_t)~pkt_csum_fold(sum);
+}
+
+uint32_t
+pkt_flow_hash(uint32_t h, const uint8_t *frame, size_t len)
+{
+	struct pkt	 p;
+	uint8_t		 ports[4];
+	size_t		 alen;
+
+	if (pkt_parse(&p, frame, len) != PKT_OK || p.ipver == 0)
+		return hash_fnv1a(h, frame, len < 14 ? len : 14);
+	alen = p.ipver == 4 ? 4 : 16;
+	h = hash_fnv1a(h, p.saddr, alen);
+	h = hash_fnv1a(h, p.daddr, alen);
+	h = hash_fnv1a(h, &p.proto, 1);
+	if (p.tcp) {
+		ports[0] = (uint8_t)(p.sport >> 8);
+		ports[1] = (uint8_t)p.sport;
+		ports[2] = (uint8_t)(p.dport >> 8);
+		ports[3] = (uint8_t)p.dport;
+		h = hash_fnv1a(h, ports, sizeof(ports));
+	}
+	return h;
 }

@@ -99,26 +99,9 @@ uint32_t
 reseq_key(const struct reseq *q, const uint8_t *eth, size_t len,
     const void *to)
 {
-	struct pkt	 p;
 	uint32_t	 h = HASH_FNV_BASIS ^ q->seed;
-	uint8_t		 ports[4];
-	size_t		 alen;
 
-	h = hash_fnv1a(h, &to, sizeof(to));
-	if (pkt_parse(&p, eth, len) != PKT_OK || p.ipver == 0)
-		return hash_fnv1a(h, eth, len < 14 ? len : 14);
-	alen = p.ipver == 4 ? 4 : 16;
-	h = hash_fnv1a(h, p.saddr, alen);
-	h = hash_fnv1a(h, p.daddr, alen);
-	h = hash_fnv1a(h, &p.proto, 1);
-	if (p.tcp) {
-		ports[0] = (uint8_t)(p.sport >> 8);
-		ports[1] = (uint8_t)p.sport;
-		ports[2] = (uint8_t)(p.dport >> 8);
-		ports[3] = (uint8_t)p.dport;
-		h = hash_fnv1a(h, ports, sizeof(ports));
-	}
-	return h;
+	return pkt_flow_hash(hash_fnv1a(h, &to, sizeof(to)), eth, len);
 }
 
 /* How long the old link must be quiet for the flow. */
@@ -239,6 +222,7 @@ reseq_input(struct reseq *q, uint32_t key, void *from, void *to,
 	if (s->holdp != NULL) {
 		if (from == s->from) {
 			/* Older than the held ones: on at once. */
+			q->st.old_after_new++;
 			seen(s, now_us);
 			return 0;
 		}

@@ -534,6 +534,7 @@ START_TEST(test_reseq)
 	in_link(&l2, b, eth_frame(b, 1, 2, 11), 5, 77, seq++);
 	ck_assert_int_eq(g1.n, 4);
 	ck_assert_uint_eq(rs->held, 2);
+	ck_assert_uint_eq(rs->old_after_new, 1);
 	/* Not yet: l1 has been quiet 0.5 ms of the 4 needed. */
 	sw_poll(sw);
 	ck_assert_int_eq(g1.n, 4);

@@ -142,7 +142,7 @@ drops=$((drops - drops0))
 say "TCP: $retrans segments retransmitted ($fast fast, $probes loss probes, $rto timeouts; $dsack reported needless by D-SACK), $ofo times out of order at the receiver; $drops frames dropped by the daemons"
 reseq() { stat_value "$1" "$2" || echo "?"; }
 for d in host1 host3; do
-	say "$d: $(reseq "$d" reseq_holds) flows held for order ($(reseq "$d" reseq_held) frames), released: $(reseq "$d" reseq_released_quiet) old link quiet, $(reseq "$d" reseq_released_max) at 100 ms, $(reseq "$d" reseq_released_full) full, $(reseq "$d" reseq_released_other) other; $(reseq "$d" reseq_lost) lost"
+	say "$d: $(reseq "$d" reseq_holds) flows held for order ($(reseq "$d" reseq_held) frames; $(reseq "$d" reseq_old_after_new) by the relay came after them), released: $(reseq "$d" reseq_released_quiet) old link quiet, $(reseq "$d" reseq_released_max) at 100 ms, $(reseq "$d" reseq_released_full) full, $(reseq "$d" reseq_released_other) other; $(reseq "$d" reseq_lost) lost"
 done
 # What the switch could cause: a lost frame (the daemons' drops, the
 # ping) or reordering, which the receiver queues out of order and answers

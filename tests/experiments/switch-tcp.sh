@@ -20,9 +20,14 @@
 # clock; at the round trips of namespaces (well under a millisecond) a
 # scheduling delay of the machine is enough.  If the switch caused them,
 # they would gather at its moments; so the summary counts the probes that
-# fall within WINDOW s (default 1) of a switch (host1's log: the shortcut
+# fall within WINDOW s (default 1) after a switch (host1's log: the shortcut
 # up, the drain) against what the rate of probes elsewhere in the same run
-# predicts for that much time.
+# predicts for that much time, and the fast retransmissions and
+# out-of-order segments in those windows.  It also counts the flows that
+# host1 and host3 held for order and the frames by the relay that came
+# after newer ones by the shortcut, which the holds kept in order
+# (reseq_holds, reseq_old_after_new in `show stats`; 0 for a build without
+# them, run as VNETD=... VNETCTL=...).
 #
 # Writes OUT/switch-tcp.csv (one row per run), OUT/switch-tcp-summary.txt
 # and each run's samples and switch times (µs).
@@ -89,12 +94,25 @@ switch_times() {
 		done
 }
 
-echo "arrangement,run,seconds,probes,retrans,fast,ofo,switches,probes_near,expected_near,fast_near,ofo_near,pings_lost" >"$OUT/switch-tcp.csv"
+# held NAME: that counter of host1 and host3 (reseq_holds: flows held for
+# order; reseq_old_after_new: frames by the relay that came after newer
+# ones by the shortcut) so far; 0 for a build without it.
+held() {
+	local d n=0 v
+	for d in host1 host3; do
+		v=$(stat_value "$d" "$1") || v=0
+		n=$((n + v))
+	done
+	echo "$n"
+}
+echo "arrangement,run,seconds,probes,retrans,fast,ofo,switches,probes_near,expected_near,fast_near,ofo_near,pings_lost,flows_held,old_after_new" >"$OUT/switch-tcp.csv"
 for ((run = 1; run <= RUNS; run++)); do
 	for arr in star switch; do
 		wait_for 30 no_link || fail "a shortcut is still up before a run"
 		if [[ $arr == star ]]; then adapt_all off; else adapt_all on; fi
 		from=$(($(wc -l <"$TMPD/host1.log") + 1))
+		held0=$(held reseq_holds)
+		late0=$(held reseq_old_after_new)
 		sample "$TMPD/samples" &
 		SAMPLER=$!
 		EXTRA_PIDS+=("$SAMPLER")
@@ -120,7 +138,7 @@ for ((run = 1; run <= RUNS; run++)); do
 				for (i = 2; i <= n; i++) {
 					dt = t[i] - t[i - 1]; dp = p[i] - p[i - 1]; nb = 0
 					for (k = 1; k <= ns; k++)
-						if (t[i] >= sw[k] - w && t[i - 1] <= sw[k] + w) nb = 1
+						if (t[i] >= sw[k] && t[i - 1] <= sw[k] + w) nb = 1
 					if (nb) { near += dp; nearT += dt; nf += f[i] - f[i - 1]; no += o[i] - o[i - 1] }
 					else { farP += dp; farT += dt }
 				}
@@ -128,7 +146,7 @@ for ((run = 1; run <= RUNS; run++)); do
 				    p[n] - p[1], r[n] - r[1], f[n] - f[1], o[n] - o[1], ns,
 				    near, (farT > 0 ? farP * nearT / farT : 0), nf, no
 			}' "$TMPD/samples")
-		echo "$arr,$run,$row,$lost" >>"$OUT/switch-tcp.csv"
+		echo "$arr,$run,$row,$lost,$(($(held reseq_holds) - held0)),$(($(held reseq_old_after_new) - late0))" >>"$OUT/switch-tcp.csv"
 		cp "$TMPD/samples" "$OUT/switch-tcp-samples-$arr-$run"
 		cp "$TMPD/switches" "$OUT/switch-tcp-switches-$arr-$run"
 		say "$arr run $run: $row, pings lost $lost"
@@ -144,11 +162,11 @@ done
 	awk -F, 'NR > 1 {
 		s[$1] += $3; p[$1] += $4; r[$1] += $5; f[$1] += $6; o[$1] += $7
 		w[$1] += $8; near[$1] += $9; exp_[$1] += $10; nf[$1] += $11
-		no[$1] += $12; l[$1] += $13
+		no[$1] += $12; l[$1] += $13; h[$1] += $14; oa[$1] += $15
 	} END {
 		for (a in s)
-			printf "%-6s probes %.2f/s, retransmitted %d (fast %d), out of order %d, pings lost %d; switches %d, within the window of one: probes %d (%.1f expected from the rate elsewhere), fast %d, out of order %d\n",
-			    a, p[a] / s[a], r[a], f[a], o[a], l[a], w[a], near[a], exp_[a], nf[a], no[a]
+			printf "%-6s probes %.2f/s, retransmitted %d (fast %d), out of order %d, pings lost %d; switches %d, within the window after one: probes %d (%.1f expected from the rate elsewhere), fast %d, out of order %d; flows held for order %d, frames by the relay after newer ones %d\n",
+			    a, p[a] / s[a], r[a], f[a], o[a], l[a], w[a], near[a], exp_[a], nf[a], no[a], h[a], oa[a]
 	}' "$OUT/switch-tcp.csv" | sort
 } | tee "$OUT/switch-tcp-summary.txt"
 pass
