@@ -12,7 +12,8 @@
  * between its frames.  A frame of the flow by another link is held when the
  * old link delivered the flow less than `quiet` ago, where quiet is four
  * times the flow's mean gap, at least RESEQ_QUIET_MIN_US and at most
- * RESEQ_QUIET_MAX_US.  The held frames go, in order, once the old link has
+ * RESEQ_QUIET_MAX_US (5 ms and 20 ms: a relay short of CPU stalls for
+ * milliseconds, and a hold costs the flow that delay once).  The held frames go, in order, once the old link has
  * been quiet that long, or after RESEQ_HOLD_MAX_US whatever happens, or
  * when the held bytes reach a bound (per flow and in all): a hold only ever
  * delays frames, it never drops one.  Frames by the old link meanwhile go
@@ -31,7 +32,7 @@
 #include "sw.h"
 
 #define RESEQ_SLOTS		4096
-#define RESEQ_QUIET_MIN_US	1000
+#define RESEQ_QUIET_MIN_US	5000
 #define RESEQ_QUIET_MAX_US	20000
 #define RESEQ_HOLD_MAX_US	100000
 #define RESEQ_FLOW_BYTES	(1024 * 1024)

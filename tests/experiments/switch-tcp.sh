@@ -64,6 +64,25 @@ if [[ -n ${RELAY_RATE:-} ]]; then
 		vctl proxy set-link "$h" rate "$RELAY_RATE" >/dev/null || fail "set-link on proxy"
 	done
 fi
+# RELAY_STALL (e.g. 3/20): the proxy stopped (SIGSTOP) that many ms in
+# every so many, as a relay short of CPU stalls, so that frames wait on
+# the relay path when the routes move.
+if [[ -n ${RELAY_STALL:-} ]]; then
+	python3 - "${D_PID[proxy]}" "${RELAY_STALL%/*}" "${RELAY_STALL#*/}" <<'PY' &
+import os, signal, sys, time
+pid, stop, every = int(sys.argv[1]), float(sys.argv[2]) / 1000, float(sys.argv[3]) / 1000
+def done(*_):
+    os.kill(pid, signal.SIGCONT)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+while True:
+    os.kill(pid, signal.SIGSTOP)
+    time.sleep(stop)
+    os.kill(pid, signal.SIGCONT)
+    time.sleep(every - stop)
+PY
+	EXTRA_PIDS+=("$!")
+fi
 BULK_RATE=${BULK_RATE:-200M}
 G3=$(guest_ip 3)
 wait_for 10 gping g1 "$G3" || fail "guest 1 cannot ping guest 3"
@@ -150,6 +169,9 @@ for ((run = 1; run <= RUNS; run++)); do
 		cp "$TMPD/samples" "$OUT/switch-tcp-samples-$arr-$run"
 		cp "$TMPD/switches" "$OUT/switch-tcp-switches-$arr-$run"
 		say "$arr run $run: $row, pings lost $lost"
+		for d in host1 host3; do
+			say "  $d so far: $(vctl "$d" -t show stats | awk -F'\t' '$1 ~ /^reseq_/ { printf "%s %s ", $1, $2 }')"
+		done
 		if [[ $arr == switch ]]; then
 			# The shortcut went (drained) once only the slow flow was left.
 			wait_for 20 no_link || fail "the shortcut did not go: $(vctl host1 show adapt)"
@@ -158,7 +180,7 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 
 {
-	echo "switch-tcp: $RUNS runs of each arrangement, bulk $BULK s (${BULK_RATE/#0/unlimited}) + a slow flow + a 10 ms ping, relay links at ${RELAY_RATE:-no rate}"
+	echo "switch-tcp: $RUNS runs of each arrangement, bulk $BULK s (${BULK_RATE/#0/unlimited}) + a slow flow + a 10 ms ping, relay links at ${RELAY_RATE:-no rate}${RELAY_STALL:+, the relay stopped ${RELAY_STALL%/*} ms in every ${RELAY_STALL#*/}}"
 	awk -F, 'NR > 1 {
 		s[$1] += $3; p[$1] += $4; r[$1] += $5; f[$1] += $6; o[$1] += $7
 		w[$1] += $8; near[$1] += $9; exp_[$1] += $10; nf[$1] += $11
