@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sw.h"
+#include "frame.h"
 
 #define RESEQ_SLOTS		4096
 #define RESEQ_QUIET_MIN_US	5000

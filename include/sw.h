@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame.h"
+
 struct fwd;
 struct fwd_port;
 struct port;
@@ -38,16 +40,6 @@ struct vcc;
 
 /* Port features (port_ops.features). */
 #define SW_F_OFFLOAD	0x1	/* takes offload frames whole (gso.h) */
-
-/* One frame on its way through the switch. */
-struct sw_frame {
-	const uint8_t	*vh;		/* virtio-net header, NULL: plain */
-	const uint8_t	*eth;
-	size_t		 len;
-	uint8_t		 hops;		/* hop limit left */
-	uint32_t	 origin;	/* the daemon it entered first */
-	uint32_t	 seq;
-};
 
 struct port_ops {
 	const char	*kind;		/* "interface", "link" */
