@@ -129,12 +129,10 @@ sw_set_timer(struct sw *sw, void (*arm)(void *arg, uint64_t delay_us),
 	sw->armed_us = 0;
 }
 
-/* Asks for sw_poll() by the time the next hold is due. */
+/* Asks for sw_poll() by due, the next hold's end (0: none), if not sooner. */
 static void
-sw_arm(struct sw *sw, uint64_t now_us)
+sw_arm(struct sw *sw, uint64_t due, uint64_t now_us)
 {
-	uint64_t	 due = reseq_next(sw->reseq);
-
 	if (due == 0 || sw->arm == NULL ||
 	    (sw->armed_us != 0 && sw->armed_us <= due))
 		return;
@@ -148,8 +146,7 @@ sw_poll(struct sw *sw)
 	uint64_t	 now_us = sw->now_us();
 
 	sw->armed_us = 0;
-	(void)reseq_poll(sw->reseq, now_us);
-	sw_arm(sw, now_us);
+	sw_arm(sw, reseq_poll(sw->reseq, now_us), now_us);
 }
 
 const struct reseq_stats *
@@ -415,7 +412,7 @@ sw_input(struct sw *sw, struct port *in, const struct sw_frame *frame)
 	    (p = fwd_port_owner(out[0]))->ops->guest) {
 		if (reseq_input(sw->reseq, reseq_key(sw->reseq, f.eth, f.len,
 		    p), in, p, &f, now_us) == 1) {
-			sw_arm(sw, now_us);
+			sw_arm(sw, reseq_next(sw->reseq), now_us);
 			return;
 		}
 	}
