@@ -61,18 +61,21 @@ reseq_new(reseq_deliver_fn deliver, void *arg)
 	return q;
 }
 
+/* The frames held go, in order, to their port (or nowhere: drop). */
 static void
-held_free_all(struct reseq *q, struct slot *s)
+drain(struct reseq *q, struct slot *s, int deliver)
 {
 	struct held	*h;
 
 	while ((h = s->head) != NULL) {
 		s->head = h->next;
 		q->st.held_bytes -= h->size;
+		s->bytes -= h->size;
+		if (deliver)
+			q->deliver(q->arg, h->to, &h->f);
 		free(h);
 	}
 	s->tail = &s->head;
-	s->bytes = 0;
 }
 
 void
@@ -84,7 +87,7 @@ reseq_free(struct reseq *q)
 		return;
 	while ((s = TAILQ_FIRST(&q->holding)) != NULL) {
 		TAILQ_REMOVE(&q->holding, s, entry);
-		held_free_all(q, s);
+		drain(q, s, 0);
 	}
 	free(q);
 }
@@ -139,22 +142,6 @@ seen(struct slot *s, uint64_t now_us)
 	s->last_us = now_us;
 }
 
-/* The frames held go, in order. */
-static void
-deliver_all(struct reseq *q, struct slot *s)
-{
-	struct held	*h;
-
-	while ((h = s->head) != NULL) {
-		s->head = h->next;
-		q->st.held_bytes -= h->size;
-		s->bytes -= h->size;
-		q->deliver(q->arg, h->to, &h->f);
-		free(h);
-	}
-	s->tail = &s->head;
-}
-
 /* Ends the hold: the frames held go, in order; the new link is the flow's. */
 static void
 release(struct reseq *q, struct slot *s, uint64_t *counter)
@@ -165,7 +152,7 @@ release(struct reseq *q, struct slot *s, uint64_t *counter)
 	s->holdp = NULL;
 	s->last_us = s->held_last_us;
 	s->gap_us = 0;
-	deliver_all(q, s);
+	drain(q, s, 1);
 }
 
 /* Copies the frame to the end of the hold; -1 if a bound stops it. */
@@ -308,9 +295,9 @@ reseq_forget(struct reseq *q, const void *p)
 			TAILQ_REMOVE(&q->holding, s, entry);
 			s->holdp = NULL;
 			if (s->to == p)
-				held_free_all(q, s);
+				drain(q, s, 0);
 			else
-				deliver_all(q, s);
+				drain(q, s, 1);
 		}
 		s->used = 0;
 	}

@@ -631,6 +631,16 @@ START_TEST(test_reseq_bounds)
 	ck_assert_uint_le(reseq_stats(q)->held_bytes, RESEQ_FLOW_BYTES);
 	ck_assert_int_eq(passed + delivered, sent);
 	ck_assert_uint_eq(reseq_next(q), 0);
+	/* Held when the flow's port goes: dropped, nothing delivered. */
+	ck_assert_int_eq(reseq_input(q, key, &a, &to, &f, 1200), 1);
+	ck_assert_uint_gt(reseq_stats(q)->held_bytes, 0);
+	reseq_forget(q, &to);
+	ck_assert_uint_eq(reseq_stats(q)->held_bytes, 0);
+	ck_assert_int_eq(passed + delivered, sent);
+	ck_assert_uint_eq(reseq_next(q), 0);
+	/* Held when the whole goes: freed (the sanitizer build checks). */
+	ck_assert_int_eq(reseq_input(q, key, &a, &to, &f, 1300), 0);
+	ck_assert_int_eq(reseq_input(q, key, &c, &to, &f, 1400), 1);
 	reseq_free(q);
 }
 END_TEST
