@@ -35,9 +35,12 @@ n=$(vctl proxy -t show nodes | wc -l)
 ((n == 2)) || fail "the proxy's database holds $n nodes, not 2: $(vctl proxy show nodes)"
 vctl host2 show nodes | grep -q "routing is static" || fail "host2 shows nodes"
 (($(stat_value host2 bad_messages) == 0)) || fail "host2 saw bad messages"
-# The proxy routes guest 1 automatically and learned guest 2.
+# The proxy routes guest 1 automatically (once host1's record with its MAC
+# has come: the ping may have been answered by learning before it did) and
+# learned guest 2.
 T=$'\t'
-owner_is proxy "$(guest_mac 1)" host1 || fail "the proxy does not route guest 1 to host1"
+wait_for 5 owner_is proxy "$(guest_mac 1)" host1 ||
+	fail "the proxy does not route guest 1 to host1: $(vctl proxy show macs)"
 vctl proxy -t show macs | grep -q "^$(guest_mac 2)${T}link${T}host2${T}.*${T}learning${T}" ||
 	fail "the proxy did not learn guest 2: $(vctl proxy show macs)"
 pass
