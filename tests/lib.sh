@@ -738,3 +738,100 @@ mac_owner() {
 
 # owner_is DAEMON MAC NODE
 owner_is() { [[ $(mac_owner "$1" "$2") == "$3" ]]; }
+
+# The WAN emulator (tests/wanem.c; `wanem --help`): a router namespace
+# between two others that forwards their frames through an emulated path.
+# wan_path ROUTER LEFT RIGHT [WANEM OPTIONS...] makes namespaces LEFT and
+# RIGHT unless they exist, a veth from each (device $WAN_DEV, default u0,
+# up, no address: the caller adds them) into the new namespace ROUTER
+# (devices wa and wb), and runs wanem there between wa and wb: direction
+# "ab" is LEFT to RIGHT, "ba" RIGHT to LEFT.  LEFT and RIGHT are then on
+# one Ethernet segment through the emulator.  Segmentation offloads are
+# off on the veths, so that the emulator sees, delays and loses wire
+# frames, not super-frames.  wan_restart ROUTER [OPTIONS...] runs the
+# emulator again with new options (the frames in its path are lost);
+# wan_report ROUTER prints a fresh report (`wanem ab key=value ...`,
+# `wanem ba ...`); wan_stat ROUTER DIR KEY one value of it; wan_stop ROUTER
+# stops the emulator and leaves its final report in wan_report_file ROUTER.
+: "${WANEM:=$LIB_DIR/wanem}"
+WAN_DEV=${WAN_DEV:-u0}
+declare -A WAN_PID=() WAN_N=()
+
+wan_path() {
+	local r=$1 left=$2 right=$3 n side dev
+	shift 3
+	[[ -x $WANEM ]] || fail "the WAN emulator is missing at $WANEM (make tests/wanem)"
+	command -v ethtool >/dev/null || skip "ethtool is missing"
+	mkns "$r"
+	for n in "$left" "$right"; do
+		ip netns list | grep -qx "$(ns "$n")\( .*\)\?" || mkns "$n"
+	done
+	ip -n "$(ns "$r")" link add wa type veth peer name "$WAN_DEV" netns "$(ns "$left")"
+	ip -n "$(ns "$r")" link add wb type veth peer name "$WAN_DEV" netns "$(ns "$right")"
+	for side in "$r wa" "$r wb" "$left $WAN_DEV" "$right $WAN_DEV"; do
+		read -r n dev <<<"$side"
+		ip netns exec "$(ns "$n")" ethtool -K "$dev" tso off gso off gro off \
+			>/dev/null 2>&1 || true
+		ip -n "$(ns "$n")" link set "$dev" up
+	done
+	WAN_N[$r]=0
+	wan_start "$r" "$@"
+}
+
+# wan_report_file ROUTER: where the emulator's report is.
+wan_report_file() { printf '%s/wanem-%s.report' "$TMPD" "$1"; }
+
+# wan_start ROUTER [OPTIONS...]: the emulator in ROUTER, between wa and wb.
+wan_start() {
+	local r=$1 log
+	shift
+	WAN_N[$r]=$((${WAN_N[$r]:-0} + 1))
+	log=$TMPD/wanem-$r.${WAN_N[$r]}.log
+	D_LOG[wanem-$r]=$log
+	rm -f "$(wan_report_file "$r")"
+	ip netns exec "$(ns "$r")" "$WANEM" --report "$(wan_report_file "$r")" "$@" wa wb \
+		>"$log" 2>&1 {LIB_STDOUT}>&- {LIB_STDERR}>&- &
+	WAN_PID[$r]=$!
+	EXTRA_PIDS+=("$!")
+	wait_for 10 grep -q '^wanem: forwarding' "$log" ||
+		fail "the WAN emulator in $r did not start: $(tail -n 3 "$log")"
+}
+
+# wan_stop ROUTER: SIGTERM; the final report stays in wan_report_file.
+wan_stop() {
+	local pid=${WAN_PID[$1]:-}
+	[[ -n $pid ]] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	wait_for 10 proc_gone "$pid" || fail "the WAN emulator in $1 ignored SIGTERM"
+	wait "$pid" 2>/dev/null || true
+	WAN_PID[$1]=""
+	[[ -s $(wan_report_file "$1") ]] || fail "the WAN emulator in $1 left no report"
+}
+
+wan_restart() {
+	local r=$1
+	shift
+	wan_stop "$r"
+	wan_start "$r" "$@"
+}
+
+# wan_report ROUTER: the running emulator's counters now (or its final
+# report once stopped).
+wan_report() {
+	local r=$1 f pid=${WAN_PID[$1]:-}
+	f=$(wan_report_file "$r")
+	if [[ -n $pid ]]; then
+		rm -f "$f"
+		kill -USR1 "$pid"
+		wait_for 10 test -s "$f" || fail "the WAN emulator in $r wrote no report"
+	fi
+	cat "$f"
+}
+
+# wan_stat ROUTER ab|ba KEY: one value of a fresh report.
+wan_stat() {
+	wan_report "$1" | awk -v d="$2" -v k="$3" '
+		$1 == "wanem" && $2 == d { for (i = 3; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] == k) { print kv[2]; found = 1 } } }
+		END { exit !found }'
+}
