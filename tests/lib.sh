@@ -803,8 +803,9 @@ wan_stop() {
 	[[ -n $pid ]] || return 0
 	kill -TERM "$pid" 2>/dev/null || true
 	wait_for 10 proc_gone "$pid" || fail "the WAN emulator in $1 ignored SIGTERM"
-	wait "$pid" 2>/dev/null || true
 	WAN_PID[$1]=""
+	# A sanitizer build exits non-zero on a leak or an error.
+	wait "$pid" || fail "the WAN emulator in $1 exited $? ($(tail -n 5 "${D_LOG[wanem-$1]}"))"
 	[[ -s $(wan_report_file "$1") ]] || fail "the WAN emulator in $1 left no report"
 }
 

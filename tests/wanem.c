@@ -1121,6 +1121,22 @@ wanem_rx(struct wanem *w, int s)
 	}
 }
 
+static void
+wanem_free(struct wanem *w)
+{
+	close(w->sock[0]);
+	close(w->sock[1]);
+	close(w->ep);
+	close(w->tfd);
+	close(w->sfd);
+	free(w->frames);
+	free(w->buffers);
+	free(w->free);
+	free(w->heap);
+	free(w->scratch);
+	free(w);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1168,5 +1184,6 @@ main(int argc, char **argv)
 		wanem_arm(w);
 	}
 	wanem_report(w);
+	wanem_free(w);
 	return 0;
 }
