@@ -340,6 +340,11 @@ setup_vnetd() {
 		printf 'node h1\nlink h2 %s:%d congestion %s\n' "$U2" "$PORT" "$LINK_CC" >"$TMPD/cc.conf"
 		"$VNETD" -n -f "$TMPD/cc.conf" >/dev/null 2>&1 || LINK_CC=""
 	fi
+	if [[ -n ${TRANSPORT:-} ]]; then
+		printf 'node h1\nlink h2 %s:%d transport %s\n' "$U2" "$PORT" "$TRANSPORT" >"$TMPD/transport.conf"
+		"$VNETD" -n -f "$TMPD/transport.conf" >/dev/null 2>&1 ||
+			skip_system "this vnetd has no transport option (datagram links)"
+	fi
 	if [[ $mode == tcp ]]; then
 		# Once plain listeners take only the addresses of an allow list,
 		# name the underlay's; a vnetd without allow lists gets none.
@@ -398,7 +403,19 @@ setup_vnetd() {
 	done
 	wait_link_up h1 h2 20
 	wait_link_up h2 h1 20
+	if [[ -n ${TRANSPORT:-} ]]; then
+		for n in 1 2; do
+			wait_for 10 transport_udp "h$n" "h$((3 - n))" ||
+				fail "h$n's frames do not go by datagrams: $(vctl "h$n" show link "h$((3 - n))" | grep -E 'transport|dgram_state')"
+		done
+	fi
 	DAEMON_PIDS=("${D_PID[h1]}" "${D_PID[h2]}")
+}
+
+# transport_udp DAEMON LINK: the link's frames go by datagrams now.
+# shellcheck disable=SC2317 # called through wait_for
+transport_udp() {
+	vctl "$1" -t show link "$2" | awk -F'\t' '$1 == "transport_now" && $2 == "udp" { ok = 1 } END { exit !ok }'
 }
 
 # pki DIR: a CA and a server and a client certificate (EC P-256) for OpenVPN.

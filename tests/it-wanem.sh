@@ -157,6 +157,27 @@ receive_run "$N" 0
 ! cmp -s "$TMPD/seqs.1" "$TMPD/seqs" || fail "seeds 7 and 8 lost the same datagrams"
 say "the same seed lost the same datagrams again; another seed others"
 
+# ---- offload: UDP segmentation trains (UDP_SEGMENT) cross as wire frames
+# (wan_path turned the veths' offloads off: no super-frame reaches wanem)
+wan_restart r
+receiver_start
+ip netns exec "$H1" python3 - "$A2" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_UDP, 103, 1000)     # UDP_SEGMENT: 1000-byte pieces
+for t in range(30):
+    train = b"".join((t * 10 + k).to_bytes(4, "big") + bytes(996) for k in range(10))
+    s.sendto(train, (sys.argv[1], 9000))
+PY
+wait_for 10 path_drained 300 || fail "30 UDP_SEGMENT trains of 10 did not cross as 300 frames: $(wan_report r)"
+wait_for 10 udp_queue_empty || fail "the receiver did not read its datagrams"
+touch "$TMPD/stop"
+wait_for 10 test -s "$TMPD/seqs" || fail "the receiver wrote no result"
+got=$(sort -un "$TMPD/seqs" | wc -l)
+((got == 300)) || fail "$got of 300 segmented datagrams arrived"
+(($(wan_stat r ab oversize) == 0)) || fail "super-frames reached the emulator: $(wan_report r)"
+say "30 UDP_SEGMENT trains of 10 crossed as 300 frames"
+
 # inversions: of the datagrams in $TMPD/seqs, how many arrived ahead of a
 # lower-numbered one (each frame sent early that overtook another).
 inversions() {

@@ -770,12 +770,23 @@ wan_path() {
 	ip -n "$(ns "$r")" link add wb type veth peer name "$WAN_DEV" netns "$(ns "$right")"
 	for side in "$r wa" "$r wb" "$left $WAN_DEV" "$right $WAN_DEV"; do
 		read -r n dev <<<"$side"
-		ip netns exec "$(ns "$n")" ethtool -K "$dev" tso off gso off gro off \
-			>/dev/null 2>&1 || true
+		wan_no_offload "$(ns "$n")" "$dev"
 		ip -n "$(ns "$n")" link set "$dev" up
 	done
 	WAN_N[$r]=0
 	wan_start "$r" "$@"
+}
+
+# wan_no_offload NETNS DEV: every segmentation and receive offload of DEV
+# that can be turned off is (TCP and UDP segmentation, GSO lists, tunnels,
+# GRO): a veth passes a super-frame of any kind its features allow whole.
+wan_no_offload() {
+	local f
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || true
+	for f in $(ip netns exec "$1" ethtool -k "$2" 2>/dev/null |
+		awk -F': ' '$1 ~ /segmentation|gso|gro/ && $2 == "on" { gsub(/^[ \t]+/, "", $1); print $1 }'); do
+		ip netns exec "$1" ethtool -K "$2" "$f" off >/dev/null 2>&1 || true
+	done
 }
 
 # wan_report_file ROUTER: where the emulator's report is.
