@@ -243,7 +243,9 @@ say "rate 20 Mbit/s, 40 Mbit/s offered: $rx datagrams of 1400 bytes arrived in 2
 # queue (50 ms, 125 kB) may empty after; 2% for the sender's clock.
 ((rx * 1442 <= (5000000 + 125000) * 102 / 100)) ||
 	fail "$rx datagrams ($((rx * 1442)) bytes of frames) arrived through 2 s of a 20 Mbit/s path"
-((rx * 1442 >= 5000000 * 80 / 100)) || fail "only $rx datagrams arrived through 2 s of a 20 Mbit/s path"
+# Not much less either; but a loaded machine makes iperf3's sending bursty,
+# and a burst the queue drops leaves the bottleneck idle after it.
+((rx * 1442 >= 5000000 / 2)) || fail "only $rx datagrams arrived through 2 s of a 20 Mbit/s path"
 ((drops > 1000)) || fail "only $drops queue drops with twice the rate offered"
 counters_add_up
 
