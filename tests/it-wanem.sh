@@ -53,14 +53,15 @@ rtts() {
 		sed -n 's/.* time=\([0-9.]*\) ms$/\1/p'
 }
 
-# ---- delay: at least 2 x 15 ms, and within 10 ms of it
-read -r n min avg max < <(rtts 20 0.05 | awk '
-	NR == 1 || $1 < mn { mn = $1 } $1 > mx { mx = $1 } { s += $1 }
-	END { printf "%d %.3f %.3f %.3f\n", NR, mn, NR ? s / NR : 0, mx }')
-say "delay 15 ms each way: $n pings, rtt min $min avg $avg max $max ms"
+# ---- delay: every round trip at least 2 x 15 ms, the median within 10 ms
+# of it (the median: a machine shared with other work delays the odd ping)
+read -r n min med max < <(rtts 20 0.05 | sort -g | awk '
+	{ v[NR] = $1 }
+	END { printf "%d %.3f %.3f %.3f\n", NR, v[1], v[int((NR + 1) / 2)], v[NR] }')
+say "delay 15 ms each way: $n pings, rtt min $min median $med max $max ms"
 ((n == 20)) || fail "$n of 20 pings came back over a path without loss"
-awk -v m="$min" -v a="$avg" 'BEGIN { exit !(m >= 30 && a < 40) }' ||
-	fail "round trip min $min ms / avg $avg ms, expected >= 30 and < 40"
+awk -v m="$min" -v a="$med" 'BEGIN { exit !(m >= 30 && a < 40) }' ||
+	fail "round trip min $min ms / median $med ms, expected >= 30 and < 40"
 counters_add_up
 
 # A receiver in h2 on UDP port 9000: records each datagram's sequence
