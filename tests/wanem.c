@@ -294,50 +294,36 @@ parse_num(const char *opt, const char *arg, double lo, double hi)
 	return v;
 }
 
-/* "100mbit", "100M", "1.5g", "800k", "2000000": bits/s. */
+/*
+ * A number with an optional k, m or g (10^3, 10^6, 10^9) and then, for a
+ * rate, "bit" or "bps": "100mbit", "1.5g", "800k", "64000".
+ */
 static double
-parse_rate(const char *arg)
+parse_scaled(const char *opt, const char *arg, int rate, double lo, double hi)
 {
 	char	*end;
 	double	 v, mul = 1;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno != 0 || end == arg || !isfinite(v) || v < 0)
-		wanem_usage_fail("--rate: '%s' is not a rate", arg);
-	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	case 'g': case 'G': mul = 1e9; end++; break;
-	default: break;
+	if (errno == 0 && end != arg && isfinite(v)) {
+		switch (*end) {
+		case 'k': case 'K': mul = 1e3; end++; break;
+		case 'm': case 'M': mul = 1e6; end++; break;
+		case 'g': case 'G': mul = 1e9; end++; break;
+		default: break;
+		}
+		if (rate && (strcmp(end, "bit") == 0 ||
+		    strcmp(end, "bps") == 0 || strcmp(end, "b") == 0))
+			end += strlen(end);
+		v *= mul;
+		if (*end == '\0' && v >= lo && v <= hi)
+			return v;
 	}
-	if (strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0 ||
-	    strcmp(end, "b") == 0)
-		end += strlen(end);
-	if (*end != '\0')
-		wanem_usage_fail("--rate: '%s' is not a rate (100mbit, 1.5g,"
-		    " 800k)", arg);
-	return v * mul;
-}
-
-static uint64_t
-parse_bytes(const char *arg)
-{
-	char	*end;
-	double	 v, mul = 1;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno != 0 || end == arg || !isfinite(v) || v < 1)
-		wanem_usage_fail("--queue: '%s' is not a size in bytes", arg);
-	switch (*end) {
-	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
-	default: break;
-	}
-	if (*end != '\0' || v * mul > 1e12)
-		wanem_usage_fail("--queue: '%s' is not a size in bytes", arg);
-	return (uint64_t)(v * mul);
+	fprintf(stderr, "wanem: %s: '%s' is not %s from %g to %g (wanem --help)\n",
+	    opt, arg, rate ? "a rate in bits/s (100mbit, 1.5g, 800k)" :
+	    "a size in bytes (64000, 64k, 1m)", lo, hi);
+	exit(2);
 }
 
 static uint64_t
@@ -451,9 +437,13 @@ wanem_options(struct wanem *w, int argc, char **argv)
 				    "--reorder-gap", optarg, 0, 100000));
 				break;
 			case OPT_LATE: p->reorder_late = 1; break;
-			case 'R': p->rate = parse_rate(optarg); break;
+			case 'R':
+				p->rate = parse_scaled("--rate", optarg, 1, 0,
+				    1e12);
+				break;
 			case 'q':
-				p->queue_bytes = parse_bytes(optarg);
+				p->queue_bytes = (uint64_t)parse_scaled(
+				    "--queue", optarg, 0, 1, 1e12);
 				break;
 			case OPT_QMS:
 				p->queue_ms = parse_num("--queue-ms", optarg,
