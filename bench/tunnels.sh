@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 #
-# The tunnels bench/compare and bench/wan measure, and the helpers both use
+# The tunnels bench/compare and bench/wan measure, and the functions both use
 # to set them up, sourced after tests/lib.sh.  Each system is built from
 # network namespaces: hosts h1 and h2 on an underlay (10.66.0.1 and
 # 10.66.0.2, device u0 in each; underlay() makes it: here a veth pair,
@@ -59,7 +59,7 @@ tunnels_install() {
 	command -v openssl >/dev/null || say "openssl is missing: the OpenVPN runs will be skipped"
 }
 
-# ---- helpers used inside a system's subshell
+# ---- functions used inside a system's subshell
 
 # Each system runs in a subshell with its own temporary directory, namespace
 # prefix and trap, so that a failing or skipped system is cleaned up at once
