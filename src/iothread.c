@@ -25,7 +25,8 @@ iothread_wake(int efd)
 	uint64_t	 one = 1;
 
 	/* Only a counter at its maximum refuses: it wakes anyway. */
-	(void)write(efd, &one, sizeof(one));
+	if (write(efd, &one, sizeof(one)) == -1)
+		return;
 }
 
 static void
@@ -33,7 +34,9 @@ iothread_drain(int efd)
 {
 	uint64_t	 v;
 
-	(void)read(efd, &v, sizeof(v));
+	/* Nothing to read (EAGAIN): nobody signalled. */
+	if (read(efd, &v, sizeof(v)) == -1)
+		return;
 }
 
 /* Sleeps until fd (if not -1) is readable or efd is signalled. */

@@ -791,8 +791,10 @@ main(int argc, char **argv)
 		log_info("running as user %s (uid %ld) with CAP_NET_ADMIN only",
 		    d.user, (long)d.user_uid);
 	}
+	/* The parent waits for this byte; gone, it has nothing to learn. */
 	if (ready != -1) {
-		(void)write(ready, &c, 1);
+		while (write(ready, &c, 1) == -1 && errno == EINTR)
+			;
 		close(ready);
 	}
 	log_info("node %s in network %s running, control socket %s",

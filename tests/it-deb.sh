@@ -1,7 +1,8 @@
 #!/bin/bash
 #
 # The Debian package: `dpkg-buildpackage -us -uc -b` builds vnet_*.deb,
-# lintian finds no error in it, it installs, the demo runs against the
+# without a compiler warning under the package's flags, lintian finds no
+# error in it, it installs, the demo runs against the
 # installed programs, a network's daemon runs under the command lines of
 # its unit vnetd@NETWORK (check, start, reload), and the package is
 # removed (purged) leaving none of its files.  Skipped where the package
@@ -39,6 +40,10 @@ source_copy "$SRC" "$TMPD/vnet"
 # nocheck: the unit tests run on their own, from the build tree.
 (cd "$TMPD/vnet" && DEB_BUILD_OPTIONS="parallel=2 nocheck" dpkg-buildpackage -us -uc -b \
 	>"$TMPD/build.log" 2>&1) || fail "the package build failed: $(tail -n 30 "$TMPD/build.log")"
+# The package's flags (dpkg-buildflags: _FORTIFY_SOURCE, -O2) warn of
+# what a plain build does not see; the build must be as clean as that.
+warnings=$(grep -E '^[^ :]+\.[ch]:[0-9]+:[0-9]+: warning:' "$TMPD/build.log" || true)
+[[ -z $warnings ]] || fail "the package build warns: $warnings"
 debs=("$TMPD"/vnet_*.deb)
 [[ -f ${debs[0]} ]] || fail "no vnet_*.deb built: $(ls "$TMPD")"
 DEB=${debs[0]}
