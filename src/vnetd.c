@@ -507,6 +507,12 @@ check_system(const struct config *cf)
 		}
 		if (config_stmt_order(st) != 0)
 			continue;
+		/*
+		 * The status server's socket is the daemon's to bind: a
+		 * running one holds its port, and -n must not say so.
+		 */
+		if (st->kind == STMT_HTTP)
+			continue;
 		if (st->kind == STMT_TLS_CERT)
 			has_tls = 1;
 		if (vnetd_apply(&d, st, 0, err, sizeof(err)) == -1) {

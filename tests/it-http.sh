@@ -44,6 +44,11 @@ get() {
 }
 code() { get "$@" -o /dev/null -w '%{http_code}'; }
 
+say "vnetd -n while the daemon holds the server's port: OK, no log line"
+out=$(ip netns exec "$(ns proxy)" "$VNETD" -n -f "${D_CONF[proxy]}" 2>&1) ||
+	fail "vnetd -n fails while the daemon runs: $out"
+! grep -Eq '^[0-9]{2}:[0-9]{2}|http' <<<"$out" || fail "vnetd -n logged: $out"
+
 say "the allow list: host1 allowed, host2 and the proxy itself refused"
 c=$(code host1 /api/v1/links) || fail "host1: request failed"
 [[ $c == 200 ]] || fail "host1 got $c, not 200"
