@@ -7,7 +7,9 @@
  *
  * One entry per peer node, an explicit state machine; every change goes
  * through one function that hands the decision, in one line, to the log
- * callback given to adapt_new():
+ * callback given to adapt_new() (without `adapt shortcuts yes`, a change
+ * into or out of MANUAL or PEER only follows what the links are and is
+ * not logged: every link-up would log one):
  *
  *   RELAY --rate >= threshold--> ABOVE --for hold s, we sort first--> DIALING
  *     ^  <-- rate < threshold ----+                                  |     |

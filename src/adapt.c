@@ -199,6 +199,13 @@ adapt_stats(const struct adapt *a, struct adapt_stats *st)
 	*st = a->st;
 }
 
+/* The states that follow links this node did not make. */
+static int
+passive(enum adapt_state s)
+{
+	return s == ADAPT_MANUAL || s == ADAPT_PEER;
+}
+
 /* Every change of state: here, with its one line of log. */
 static void
 change(struct adapt *a, struct adapt_peer *p, enum adapt_state to,
@@ -206,7 +213,7 @@ change(struct adapt *a, struct adapt_peer *p, enum adapt_state to,
 {
 	char		 line[ADAPT_LOG_MAX], rate[32], thr[32];
 	va_list		 ap;
-	int		 n;
+	int		 n, quiet;
 
 	n = snprintf(line, sizeof(line), "adapt: pair %s-%s at %s (threshold "
 	    "%s): %s -> %s, %s", a->self, p->name,
@@ -221,10 +228,16 @@ change(struct adapt *a, struct adapt_peer *p, enum adapt_state to,
 			vsnprintf(line + n, sizeof(line) - (size_t)n, what, ap);
 		va_end(ap);
 	}
+	/*
+	 * Without shortcuts, following the links a pair has (a hand-written
+	 * one, a peer's shortcut) decides nothing: kept, not logged.
+	 */
+	quiet = !a->conf.shortcuts && p->state != to &&
+	    (passive(p->state) || passive(to));
 	p->state = to;
 	p->since_ms = now;
 	p->reason = reason;
-	if (a->log != NULL)
+	if (a->log != NULL && !quiet)
 		a->log(line, a->arg);
 }
 

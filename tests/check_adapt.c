@@ -3,7 +3,8 @@
  * up, idle, drain, close; a dial that fails backs off, doubling to the
  * cap; a shortcut that dies falls back; only the node that sorts first
  * dials; max; a hand-written link wins; adapt off drains; every change
- * logs one line.
+ * logs one line, but for those that only follow the links when shortcuts
+ * are off.
  */
 #include <check.h>
 #include <stdio.h>
@@ -246,6 +247,41 @@ START_TEST(max_counts_peers)
 }
 END_TEST
 
+/*
+ * Without shortcuts a hand-written link or a peer's shortcut is followed
+ * (show adapt lists it) but not logged; a refusal, an action, is.
+ */
+START_TEST(quiet_without_shortcuts)
+{
+	struct logbuf	 lb = { 0, "" };
+	struct adapt	*a = adapt_new("x", logcb, &lb);
+	struct adapt_conf c = { 0, 10 * MBIT, 3, 5, 1 };
+	uint64_t	 t = 0;
+
+	ck_assert_ptr_nonnull(a);
+	adapt_set_conf(a, &c);
+	adapt_observe(a, "y", 0, ADAPT_LINK_MANUAL, t += 1000);
+	ck_assert_int_eq(state(a, "y"), ADAPT_MANUAL);
+	adapt_observe(a, "y", 0, ADAPT_LINK_NONE, t += 1000);
+	ck_assert_int_eq(state(a, "y"), ADAPT_RELAY);
+	adapt_observe(a, "a", 20 * MBIT, ADAPT_LINK_PEERS, t += 1000);
+	ck_assert_int_eq(state(a, "a"), ADAPT_PEER);
+	ck_assert_uint_eq(lb.n, 0);
+	/* max 1: a second peer's shortcut is refused, and that is logged. */
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_PEERS,
+	    t += 1000), ADAPT_REFUSE);
+	ck_assert_uint_eq(lb.n, 1);
+	ck_assert_ptr_nonnull(strstr(lb.last, "max shortcuts reached"));
+	/* With shortcuts the same change is logged. */
+	c.shortcuts = 1;
+	adapt_set_conf(a, &c);
+	adapt_observe(a, "y", 0, ADAPT_LINK_MANUAL, t += 1000);
+	ck_assert_uint_eq(lb.n, 2);
+	ck_assert_ptr_nonnull(strstr(lb.last, "-> manual"));
+	adapt_free(a);
+}
+END_TEST
+
 START_TEST(off)
 {
 	struct adapt	*a = mk("a", NULL);
@@ -342,6 +378,7 @@ main(void)
 	tcase_add_test(tc, who_dials);
 	tcase_add_test(tc, max_and_manual);
 	tcase_add_test(tc, max_counts_peers);
+	tcase_add_test(tc, quiet_without_shortcuts);
 	tcase_add_test(tc, off);
 	tcase_add_test(tc, forget);
 	tcase_add_test(tc, statement);

@@ -5,6 +5,7 @@
 # the network has converged no unicast frame goes anywhere but toward its
 # destination; a broadcast reaches every guest exactly once.  Then a cycle
 # of links (host1-host2, host2-host3) is added, and all of that holds again.
+# Without adapt configured, no adapt line is logged for those links.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -211,4 +212,11 @@ direct0=$(link_field host1 host2 frames_out)
 out=$(in_guest g1 ping -n -c 5 -i 0.05 -W 1 "$(guest_ip 2)") || fail "ping 1 -> 2 without the rule failed: $out"
 direct=$(($(link_field host1 host2 frames_out) - direct0))
 ((direct >= 5)) || fail "without the rule, the echoes did not take the direct link again"
+
+say "without adapt configured: show adapt follows the hand-written links, the log says nothing of them"
+wait_for 5 bash -c "'$VNETCTL' -s '${D_SOCK[host1]}' -t show adapt | grep -q '^host2${T}manual'" ||
+	fail "host1's show adapt does not list host2 as manual: $(vctl host1 show adapt)"
+for d in "${DAEMONS[@]}"; do
+	! grep -q 'adapt:' "${D_LOG[$d]}" || fail "$d logged: $(grep 'adapt:' "${D_LOG[$d]}" | head -n 3)"
+done
 pass
