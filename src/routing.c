@@ -1362,9 +1362,11 @@ show_topology(struct routing *r, struct evbuffer *out)
 static void
 show_rate(struct evbuffer *out, const struct node_rate *rt)
 {
-	evbuffer_add_printf(out, "\t%llu\t%llu\t%u\t%u\n",
+	/* Records carry bytes/s; shown in bit/s, as show links has them. */
+	evbuffer_add_printf(out, "\t%llu\t%llu\t%llu\t%llu\n",
 	    (unsigned long long)rt->bytes, (unsigned long long)rt->frames,
-	    rt->rate1, rt->rate10);
+	    (unsigned long long)rt->rate1 * 8,
+	    (unsigned long long)rt->rate10 * 8);
 }
 
 /* Every node's guest pairs, heaviest first. */
@@ -1477,10 +1479,11 @@ show_traffic_topology(struct routing *r, unsigned int permille,
 		if (ether_is_multicast(t[i].row.dst) ||
 		    v * 1000 < (uint64_t)permille * top)
 			continue;
-		evbuffer_add_printf(out, "%s\t%s\t%.3f\t%llu\t%u\n",
+		evbuffer_add_printf(out, "%s\t%s\t%.3f\t%llu\t%llu\n",
 		    ether_format(t[i].row.src, a),
 		    ether_format(t[i].row.dst, b), (double)v / (double)top,
-		    (unsigned long long)v, t[i].row.r.rate10);
+		    (unsigned long long)v,
+		    (unsigned long long)t[i].row.r.rate10 * 8);
 	}
 	free(t);
 }

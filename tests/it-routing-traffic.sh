@@ -8,7 +8,8 @@
 # arrive, at least half of each: a loaded machine loses some datagrams
 # before vnetd reads them); the per-node matrix carries them too; and
 # the inferred topology at threshold 0.3 keeps the two heavy pairs only,
-# weighed by their bytes.
+# weighed by their bytes.  While the flows run, the 10 Mbit/s pair's rate
+# is in bit/s (with headers), the unit of show links.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -40,6 +41,17 @@ for p in "${PAIRS[@]}"; do
 		>"$TMPD/iperf$s$t.json" 2>&1 &
 	pids+=("$!")
 done
+# rate_near DAEMON SRC DST BITS: the pair's rate1 (bit/s, the unit of
+# show links) within half of BITS either way (bytes/s would be an eighth).
+rate_near() {
+	local v
+	v=$(vctl "$1" -t show traffic | awk -F'\t' -v s="$2" -v d="$3" \
+		'$1 == s && $2 == d { print $6; f = 1 } END { exit !f }') || return 1
+	((v * 2 >= $4 && v <= $4 * 3 / 2))
+}
+want_bits=$((10000000 * FRAME / LEN))
+wait_for 7 rate_near proxy "$(guest_mac 2)" "$(guest_mac 3)" "$want_bits" ||
+	fail "guest 2 -> 3 at 10 Mbit/s: the proxy's show traffic says $(vctl proxy -t show traffic | grep "^$(guest_mac 2)	$(guest_mac 3)" || echo nothing)"
 for pid in "${pids[@]}"; do
 	wait "$pid" || fail "an iperf3 client failed"
 done
