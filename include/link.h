@@ -13,7 +13,13 @@
  *     +------- backoff 1s..30s ------+---------------------+---- error -------+
  *
  * An incoming connection is pending (no link) until its hello arrives; then
- * it joins the link of that name (created if need be) in state UP.  When two
+ * it joins the link of that name (created if need be) in state UP.  When
+ * that connection goes, the incoming link stays, down with the reason, for
+ * LINK_GONE_KEEP (so that `show links` says what became of the peer), and
+ * takes the peer's next connection, counters and all; at most LINK_GONE_MAX
+ * are kept, the oldest forgotten first (a peer that keeps changing its
+ * name makes no more of them).  A peer's shortcut (adapt), which its
+ * dialler closes when it is no longer needed, is forgotten at once.  When two
  * connections for one link are up at once (both sides dialled, or the peer
  * reconnected before we noticed), both daemons keep the same one: the newer
  * if both were made by the same side, else the one made by the node whose
@@ -54,6 +60,8 @@ struct ssl_ctx_st;
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
 #define LINK_BACKOFF_MAX	30000			/* ms */
+#define LINK_GONE_KEEP		(10 * 60 * 1000)	/* ms, see above */
+#define LINK_GONE_MAX		64
 
 enum link_state {
 	LINK_IDLE = 0,
@@ -152,6 +160,9 @@ struct links {
 	struct event_base	*base;
 	struct sw		*sw;
 	struct links_hooks	 hooks;
+	/* Down incoming links: how long kept, how many (tests make them less). */
+	uint64_t		 gone_keep_ms;
+	size_t			 gone_max;
 };
 
 /*

@@ -25,6 +25,7 @@ static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	link_drain(struct link *);
 static void	link_free(struct link *);
+static void	link_keep(struct link *);
 static void	link_congestion_set(struct link *, struct conn *,
 		    const char *cc);
 static const struct port_ops link_port_ops;
@@ -91,10 +92,20 @@ link_find_peer(struct links *lks, const char *node)
 	return link_find(lks, node);
 }
 
+/* The next attempt; for a down incoming link, the end of its keeping. */
 static void
 link_retry_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	link_dial(arg);
+	struct link	*l = arg;
+
+	if (!l->configured) {
+		log_debug("link %s: forgotten, down for %llu s", l->name,
+		    (unsigned long long)(clock_now_ms() - l->state_since) /
+		    1000);
+		link_free(l);
+		return;
+	}
+	link_dial(l);
 }
 
 static void
@@ -262,6 +273,7 @@ link_add(struct links *lks, const struct stmt *st, char *err, size_t errlen)
 		snprintf(err, errlen, "link %s: out of memory", st->name);
 		return -1;
 	}
+	evtimer_del(l->ev_retry);	/* a down incoming link's keeping */
 	l->configured = 1;
 	l->addr = st->addr;
 	l->tls = st->tls;
@@ -605,6 +617,43 @@ link_conn_established(void *arg, struct conn *c)
 	link_set_state(l, LINK_UP, c->peer);
 }
 
+/*
+ * A down incoming link stays listed for a while (link.h), making room by
+ * forgetting the oldest such link.
+ */
+static void
+link_keep(struct link *l)
+{
+	struct links	*lks = l->lks;
+	struct link	*m, *oldest;
+	struct timeval	 tv;
+	size_t		 n;
+
+	for (;;) {
+		n = 0;
+		oldest = NULL;
+		TAILQ_FOREACH(m, &lks->list, entry) {
+			if (m == l || m->configured || m->state != LINK_IDLE)
+				continue;
+			n++;
+			if (oldest == NULL || m->state_since < oldest->state_since)
+				oldest = m;
+		}
+		if (n < lks->gone_max || oldest == NULL)
+			break;
+		log_debug("link %s: forgotten, to keep link %s", oldest->name,
+		    l->name);
+		link_free(oldest);
+	}
+	if (lks->gone_max == 0) {
+		link_free(l);
+		return;
+	}
+	tv.tv_sec = lks->gone_keep_ms / 1000;
+	tv.tv_usec = lks->gone_keep_ms % 1000 * 1000;
+	evtimer_add(l->ev_retry, &tv);
+}
+
 /* The connection c of link l is gone; l goes down and, if configured, redials. */
 static void
 link_conn_lost(struct link *l, struct conn *c, const char *why)
@@ -625,8 +674,10 @@ link_conn_lost(struct link *l, struct conn *c, const char *why)
 	link_set_state(l, LINK_IDLE, why);
 	if (l->configured)
 		link_schedule(l);
+	else if ((c->hello.caps & WIRE_CAP_SHORTCUT) || l->c.connects == 0)
+		link_free(l);	/* a shortcut the peer closed: nothing to say */
 	else
-		link_free(l);	/* an incoming link lives with its connection */
+		link_keep(l);
 }
 
 
@@ -729,6 +780,8 @@ links_init(struct links *lks, struct sw *sw, const struct links_hooks *hooks)
 	TAILQ_INIT(&lks->conns.closing);
 	lks->sw = sw;
 	lks->hooks = *hooks;
+	lks->gone_keep_ms = LINK_GONE_KEEP;
+	lks->gone_max = LINK_GONE_MAX;
 }
 
 void

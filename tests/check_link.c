@@ -5,12 +5,15 @@
  * connection.  The hello exchange makes a link on each side named after
  * the other's node; frames a guest sends come out of the other side's
  * guest, both ways; what a peer's hello offers decides the link port's
- * features; a side that goes away takes the other's link down.
+ * features; a side that goes away takes the other's link down, which
+ * stays listed with its reason for a while (and at most so many such),
+ * and takes the side's next connection.
  */
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +44,7 @@ struct side {
 
 static struct event_base	*base;
 static struct event		*ev_tick;
-static struct side		 a, b;
+static struct side		 a, b, c;
 
 static void
 guest_transmit(struct port *p, const struct sw_frame *f)
@@ -218,9 +221,31 @@ a_lost_b(void)
 	return link_find(&a.links, "b") == NULL;
 }
 
-/* Joins a and b: each takes one end as a connection accepted. */
+static int
+a_b_down(void)
+{
+	struct link	*l = link_find(&a.links, "b");
+
+	return l != NULL && l->state == LINK_IDLE;
+}
+
+static int
+a_c_up(void)
+{
+	return link_up(&a, "c") && link_up(&c, "a");
+}
+
+static int
+a_c_down(void)
+{
+	struct link	*l = link_find(&a.links, "c");
+
+	return l != NULL && l->state == LINK_IDLE;
+}
+
+/* Joins x and y: each takes one end as a connection accepted. */
 static void
-join(void)
+join_sides(struct side *x, struct side *y, int (*up)(void))
 {
 	struct sockaddr_un	 sun;
 	int			 fds[2];
@@ -229,11 +254,17 @@ join(void)
 	sun.sun_family = AF_UNIX;
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0, fds), 0);
-	links_accept(&a.links, fds[0], (struct sockaddr *)&sun,
+	links_accept(&x->links, fds[0], (struct sockaddr *)&sun,
 	    (int)sizeof(sun), 0);
-	links_accept(&b.links, fds[1], (struct sockaddr *)&sun,
+	links_accept(&y->links, fds[1], (struct sockaddr *)&sun,
 	    (int)sizeof(sun), 0);
-	ck_assert_msg(run_until(both_up), "the links did not come up");
+	ck_assert_msg(run_until(up), "the links did not come up");
+}
+
+static void
+join(void)
+{
+	join_sides(&a, &b, both_up);
 }
 
 static void
@@ -241,6 +272,8 @@ setup(void)
 {
 	struct timeval	 tv = { 0, 10000 };
 
+	/* As the daemon: a write to a side that went away is an error. */
+	signal(SIGPIPE, SIG_IGN);
 	ck_assert_ptr_nonnull(base = event_base_new());
 	ck_assert_ptr_nonnull(ev_tick = event_new(base, -1, EV_PERSIST,
 	    tick_cb, NULL));
@@ -254,6 +287,7 @@ teardown(void)
 {
 	side_free(&a);
 	side_free(&b);
+	side_free(&c);
 	event_free(ev_tick);
 	event_base_free(base);
 }
@@ -339,13 +373,58 @@ START_TEST(test_features_follow_the_peer)
 }
 END_TEST
 
-/* A peer gone takes its incoming link with it, and the control plane hears. */
+/*
+ * A peer gone takes its incoming link down, and the control plane hears;
+ * the link stays, with the reason, until its time is up.
+ */
 START_TEST(test_peer_gone)
 {
+	struct link	*l;
+	uint64_t	 t0;
+
+	a.links.gone_keep_ms = 300;
 	join();
 	side_free(&b);
-	ck_assert_msg(run_until(a_lost_b), "a kept its link to b");
+	ck_assert_msg(run_until(a_b_down), "a's link to b did not go down");
 	ck_assert_int_eq(a.downs, 1);
+	t0 = clock_now_ms();
+	l = link_find(&a.links, "b");
+	ck_assert_str_eq(l->last_error, "connection closed by peer");
+	ck_assert_msg(run_until(a_lost_b), "a kept its link to b");
+	ck_assert_uint_ge(clock_now_ms() - t0, 250);
+	ck_assert_int_eq(a.downs, 1);
+}
+END_TEST
+
+/* The peer back: its kept link takes the connection, counters and all. */
+START_TEST(test_peer_back)
+{
+	struct link	*l;
+
+	join();
+	l = link_find(&a.links, "b");
+	side_free(&b);
+	ck_assert_msg(run_until(a_b_down), "a's link to b did not go down");
+	side_make(&b, "b", WIRE_CAP_GSO);
+	join();
+	ck_assert_ptr_eq(link_find(&a.links, "b"), l);
+	ck_assert_uint_eq(l->c.connects, 2);
+	ck_assert_int_eq(a.ups, 2);
+}
+END_TEST
+
+/* At most gone_max down incoming links: the oldest is forgotten first. */
+START_TEST(test_gone_max)
+{
+	a.links.gone_max = 1;
+	side_make(&c, "c", 0);
+	join();
+	join_sides(&a, &c, a_c_up);
+	side_free(&b);
+	ck_assert_msg(run_until(a_b_down), "a's link to b did not go down");
+	side_free(&c);
+	ck_assert_msg(run_until(a_c_down), "a's link to c did not go down");
+	ck_assert_ptr_null(link_find(&a.links, "b"));
 }
 END_TEST
 
@@ -360,6 +439,8 @@ link_suite(void)
 	tcase_add_test(tc, test_frames_both_ways);
 	tcase_add_test(tc, test_features_follow_the_peer);
 	tcase_add_test(tc, test_peer_gone);
+	tcase_add_test(tc, test_peer_back);
+	tcase_add_test(tc, test_gone_max);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,9 @@
 # the last error, how long ago, the time since the state changed and the
 # next attempt; `show refused` lists the peers refused lately with the
 # reason; a refused peer is counted once (refused, not bad_messages too);
-# the rates show the traffic of an up link.
+# the rates show the traffic of an up link; a host that goes stays listed
+# on the side it dialled, down with the reason, and its next connection
+# joins the same link.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -94,4 +96,17 @@ in_guest g1 ping -q -f -s 1400 -w 4 "$(guest_ip 2)" >/dev/null 2>&1 || true
 r=$(narrow gamma alpha 5)
 [[ $r =~ ^[0-9.]+[kMG]$ ]] || fail "rate_in of an up link with traffic is '$r'"
 say "gamma: rate in $r, rate out $(narrow gamma alpha 6)"
+
+say "a host gone: its incoming link stays listed on alpha, down, with the reason"
+vnetd_stop gamma || fail "gamma exited non-zero"
+wait_for 10 bash -c "[[ \$('$VNETCTL' -s '${D_SOCK[alpha]}' -t show links | awk -F'\t' '\$1 == \"gamma\" { print \$2 }') == down ]]" ||
+	fail "alpha's link gamma is not listed down: $(vctl alpha show links)"
+why=$(narrow alpha gamma 7)
+[[ $why != "-" && -n $why ]] || fail "alpha's down link gamma gives no reason: $(vctl alpha show links)"
+[[ $(link_field alpha gamma dir) == in ]] || fail "the kept link is not listed as incoming"
+say "alpha: gamma down: $why"
+vnetd_restart gamma
+wait_link_up alpha gamma
+[[ $(link_row alpha gamma connects) == 2 ]] ||
+	fail "gamma's new connection did not join its kept link: $(vctl alpha show link gamma)"
 pass
