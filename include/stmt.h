@@ -344,6 +344,20 @@ const char *stmt_keyword(enum stmt_kind, enum stmt_op);
  * at most once (node, keepalive, tls-cert, offload, ...).
  */
 int	 stmt_is_setting(enum stmt_kind);
+/*
+ * 1 if a statement of this kind may be sent at run time (vnetctl), 0 if
+ * only the configuration file gives it and a change needs a restart.  The
+ * daemon refuses the latter at run time (vnetd_startup_only(), which
+ * check_verb holds to this); vnetctl's help is made from it.
+ */
+int	 stmt_runtime(enum stmt_kind);
+/* Keyword i of the grammar (add- and del- forms too), or NULL past the last. */
+const char *stmt_keyword_at(size_t i, enum stmt_kind *, enum stmt_op *);
+/*
+ * What show takes: word i ("links") and, in *args, what may follow it
+ * ("[all]", "" for nothing), or NULL past the last.
+ */
+const char *stmt_show_at(size_t i, const char **args);
 
 /* 1 when two statements are equal in every field that their kind uses. */
 int	 stmt_equal(const struct stmt *a, const struct stmt *b);

@@ -68,6 +68,13 @@ struct word {
 	int		 value;
 };
 
+/* A word show takes, and what may follow it (for help). */
+struct show_word {
+	const char	*word;
+	enum stmt_show	 value;
+	const char	*args;
+};
+
 static int	args_name(struct parser *, struct stmt *);
 static int	args_listen(struct parser *, struct stmt *);
 static int	args_path(struct parser *, struct stmt *);
@@ -92,9 +99,6 @@ static char	*stmt_cidr_format(const struct stmt_cidr *, char *, size_t);
 static int	 stmt_valid_congestion(const char *);
 static int	 stmt_valid_account(const char *);
 
-#define SHOW_USAGE	"links [all], routes, interfaces, macs, stats, " \
-			"config, link NAME, refused, flows, vcc, nodes, " \
-			"topology or traffic"
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], " \
 			"NAME pcap DEV [promisc yes|no] " \
@@ -142,7 +146,7 @@ static const struct keyword keywords[] = {
 	{ "del-route",	STMT_ROUTE,	STMT_OP_DEL,
 	    args_route,	ROUTE_USAGE },
 	{ "show",	STMT_SHOW,	STMT_OP_SET,
-	    args_show,	SHOW_USAGE },
+	    args_show,	NULL },	/* from show_words */
 	{ "del-listen",	STMT_LISTEN,	STMT_OP_DEL,
 	    args_listen,	"ADDR:PORT" },
 	{ "add-listen",	STMT_LISTEN,	STMT_OP_SET,
@@ -186,21 +190,22 @@ static const struct keyword keywords[] = {
 	    args_http,	"ADDR:PORT [allow CIDR,...]" },
 };
 
-static const struct word show_words[] = {
-	{ "links",	STMT_SHOW_LINKS },
-	{ "routes",	STMT_SHOW_ROUTES },
-	{ "interfaces",	STMT_SHOW_INTERFACES },
-	{ "macs",	STMT_SHOW_MACS },
-	{ "stats",	STMT_SHOW_STATS },
-	{ "config",	STMT_SHOW_CONFIG },
-	{ "link",	STMT_SHOW_LINK },
-	{ "flows",	STMT_SHOW_FLOWS },
-	{ "vcc",	STMT_SHOW_VCC },
-	{ "refused",	STMT_SHOW_REFUSED },
-	{ "nodes",	STMT_SHOW_NODES },
-	{ "topology",	STMT_SHOW_TOPOLOGY },
-	{ "traffic",	STMT_SHOW_TRAFFIC },
-	{ "adapt",	STMT_SHOW_ADAPT },
+/* What show shows, in the order help and the errors list it. */
+static const struct show_word show_words[] = {
+	{ "links",	STMT_SHOW_LINKS,	"[all]" },
+	{ "link",	STMT_SHOW_LINK,		"NAME" },
+	{ "refused",	STMT_SHOW_REFUSED,	"" },
+	{ "routes",	STMT_SHOW_ROUTES,	"" },
+	{ "interfaces",	STMT_SHOW_INTERFACES,	"" },
+	{ "macs",	STMT_SHOW_MACS,		"" },
+	{ "stats",	STMT_SHOW_STATS,	"" },
+	{ "config",	STMT_SHOW_CONFIG,	"" },
+	{ "flows",	STMT_SHOW_FLOWS,	"" },
+	{ "vcc",	STMT_SHOW_VCC,		"" },
+	{ "nodes",	STMT_SHOW_NODES,	"" },
+	{ "topology",	STMT_SHOW_TOPOLOGY,	"" },
+	{ "traffic",	STMT_SHOW_TRAFFIC,	"[nodes|topology [THRESHOLD]]" },
+	{ "adapt",	STMT_SHOW_ADAPT,	"" },
 };
 
 static const struct word target_words[] = {
@@ -280,6 +285,90 @@ stmt_is_setting(enum stmt_kind kind)
 	default:
 		return 0;
 	}
+}
+
+int
+stmt_runtime(enum stmt_kind kind)
+{
+	switch (kind) {
+	case STMT_NODE:
+	case STMT_NETWORK:
+	case STMT_CONTROL:
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+	case STMT_CONTROL_GROUP:
+	case STMT_USER:
+	case STMT_OFFLOAD:
+	case STMT_THREADS:
+	case STMT_ROUTING:
+	case STMT_ADVERTISE:
+	case STMT_HTTP:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+const char *
+stmt_keyword_at(size_t i, enum stmt_kind *kind, enum stmt_op *op)
+{
+	if (i >= nitems(keywords))
+		return NULL;
+	if (kind != NULL)
+		*kind = keywords[i].kind;
+	if (op != NULL)
+		*op = keywords[i].op;
+	return keywords[i].word;
+}
+
+const char *
+stmt_show_at(size_t i, const char **args)
+{
+	if (i >= nitems(show_words))
+		return NULL;
+	if (args != NULL)
+		*args = show_words[i].args;
+	return show_words[i].word;
+}
+
+static int
+show_value(const char *s, int *value)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(show_words); i++)
+		if (strcmp(show_words[i].word, s) == 0) {
+			*value = (int)show_words[i].value;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *
+show_name(enum stmt_show value)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(show_words); i++)
+		if (show_words[i].value == value)
+			return show_words[i].word;
+	return NULL;
+}
+
+/* "links, link, ... or adapt": what show takes, for its errors. */
+static const char *
+show_list(char *buf, size_t len)
+{
+	size_t	 i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nitems(show_words) && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s",
+		    i == 0 ? "" : i + 1 < nitems(show_words) ? ", " : " or ",
+		    show_words[i].word);
+	return buf;
 }
 
 const char *
@@ -1546,16 +1635,20 @@ static int
 args_show(struct parser *p, struct stmt *st)
 {
 	const struct token	*t;
-	char			 b[SHOW_LEN];
+	char			 b[SHOW_LEN], list[STMT_ERR_MAX];
 	int			 what;
 
-	if ((t = arg(p, 1)) == NULL)
-		return -1;
-	if (word_value(show_words, nitems(show_words), t->s, &what) == -1)
-		return fail(p, t->col, "unknown item '%s' (expected "
-		    SHOW_USAGE ")", show(b, t->s));
+	if (p->ntok < 2)
+		return fail(p, p->eol, "expected %s",
+		    show_list(list, sizeof(list)));
+	t = &p->tok[1];
+	if (show_value(t->s, &what) == -1)
+		return fail(p, t->col, "unknown item '%s' (expected %s)",
+		    show(b, t->s), show_list(list, sizeof(list)));
 	st->show = what;
 	if (what == STMT_SHOW_LINK) {
+		if (p->ntok < 3)
+			return fail(p, p->eol, "expected link NAME");
 		if (name_arg(p, 2, st->name) == -1)
 			return -1;
 		return end(p, 3);
@@ -2122,8 +2215,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		if (st->show == STMT_SHOW_TRAFFIC_TOPOLOGY)
 			return snprintf(buf, len, "%s traffic topology %u.%03u",
 			    kw, st->num / 1000, st->num % 1000);
-		if ((w = word_name(show_words, nitems(show_words),
-		    st->show)) == NULL)
+		if ((w = show_name(st->show)) == NULL)
 			goto bad;
 		if (st->show == STMT_SHOW_LINK)
 			return snprintf(buf, len, "%s %s %s", kw, w, st->name);

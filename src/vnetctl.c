@@ -10,60 +10,23 @@
 #include "ctl.h"
 #include "paths.h"
 #include "stmt.h"
+#include "verb.h"
 
-/*
- * The verbs a person types, for help and for the usage shown when a
- * statement does not parse.  The daemon's parser (stmt.c) stays the
- * authority on what is valid: a verb missing here is still sent.
- */
-struct verb {
-	const char	*name;
-	const char	*args;
-	const char	*what;
+static const struct option longopts[] = {
+	{ "help",	no_argument,	NULL,	'h' },
+	{ "version",	no_argument,	NULL,	'V' },
+	{ "complete",	no_argument,	NULL,	'C' },
+	{ NULL,		0,		NULL,	0 },
 };
-
-static const struct verb verbs[] = {
-	{ "add-link", "NAME HOST:PORT [tls] [peer NODE] [queue BYTES] "
-	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]",
-	    "dial another vnetd and keep the link up" },
-	{ "del-link", "NAME", "close link NAME and stop dialling it" },
-	{ "set-link", "NAME [rate RATE|none] [aqm off|codel|fq_codel "
-	    "[target TIME] [interval TIME]] [congestion CC|default]",
-	    "change a link's shaping, queue management or congestion control" },
-	{ "add-route", "SRC DST link|interface NAME",
-	    "forward frames from SRC to DST (MAC, any or not-MAC) to NAME" },
-	{ "del-route", "SRC DST link|interface NAME", "remove a route" },
-	{ "add-interface", "NAME tap [DEV] | NAME pcap DEV [promisc yes|no] "
-	    "[filter EXPR]", "attach a TAP device or capture a device" },
-	{ "del-interface", "NAME", "detach interface NAME" },
-	{ "add-listen", "ADDR:PORT [tls] [allow CIDR[,CIDR...]]",
-	    "accept links on ADDR:PORT" },
-	{ "del-listen", "ADDR:PORT", "stop accepting links on ADDR:PORT" },
-	{ "learn", "yes|no", "forward by learnt MAC addresses, as a switch" },
-	{ "keepalive", "SECONDS", "the interval of keepalives (1..3600)" },
-	{ "offload", "yes|no", "large frames between the TAP devices and "
-	    "links" },
-	{ "threads", "yes|no", "I/O threads for the links" },
-	{ "vcc", "IFACE ecn virtual | share IFACE window BYTES | class NAME "
-	    "[ATTRIBUTE...]", "virtual congestion control of guests' TCP" },
-	{ "del-vcc", "IFACE ecn | share IFACE | class NAME",
-	    "remove a vcc policy" },
-	{ "reload", "[-n]", "apply what changed in the configuration file; "
-	    "-n: show the changes, apply nothing" },
-	{ "save", "[FILE]", "write the running state to the configuration "
-	    "file or FILE" },
-	{ "show", "links [all]|link NAME|refused|routes|interfaces|macs|"
-	    "stats|config|flows|vcc|nodes|topology|traffic [nodes|topology "
-	    "[THRESHOLD]]", "show the running state" },
-	{ "help", "[VERB]", "list the verbs, or show how to use VERB" },
-};
-
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+/* "+": options end at the verb (reload -n is the verb's). */
+#define OPTSTRING	"+s:tjHhV"
 
 static void
 usage(FILE *fp)
 {
+	const struct verb *v;
+	size_t	 i, col = 6;
+
 	fprintf(fp, "usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n"
 	    "       vnetctl help [VERB]\n"
 	    "       vnetctl -h | -V\n"
@@ -74,57 +37,113 @@ usage(FILE *fp)
 	    "  -h, --help     this text\n"
 	    "  -V, --version  the version\n"
 	    "verbs:", VNETD_SOCKET);
-	for (size_t i = 0, col = 6; i < nitems(verbs); i++) {
-		if (col + strlen(verbs[i].name) + 2 > 72) {
+	for (i = 0; (v = verb_at(i)) != NULL; i++) {
+		if (col + strlen(v->name) + 2 > 72) {
 			fprintf(fp, "\n      ");
 			col = 6;
 		}
-		col += fprintf(fp, " %s%s", verbs[i].name,
-		    i + 1 < nitems(verbs) ? "," : "\n");
+		col += fprintf(fp, " %s%s", v->name,
+		    verb_at(i + 1) != NULL ? "," : "\n");
 	}
 }
 
-/* The verb a statement keyword is, by its add- form where it has one. */
-static const struct verb *
-verb_find(const char *name)
+/* The statements only the configuration file gives, wrapped. */
+static void
+help_file_only(void)
 {
-	static const char *const aliases[][2] = {
-		{ "link", "add-link" }, { "route", "add-route" },
-		{ "interface", "add-interface" }, { "listen", "add-listen" },
-		{ "add-vcc", "vcc" },
-	};
-	size_t	 i;
+	enum stmt_kind	 kind;
+	enum stmt_op	 op;
+	const char	*kw;
+	size_t		 i, col = 2;
 
-	for (i = 0; i < nitems(aliases); i++)
-		if (strcmp(name, aliases[i][0]) == 0)
-			name = aliases[i][1];
-	for (i = 0; i < nitems(verbs); i++)
-		if (strcmp(name, verbs[i].name) == 0)
-			return &verbs[i];
-	return NULL;
+	printf("\nIn the configuration file only (vnetd.conf(5); restart "
+	    "vnetd to change them):\n ");
+	for (i = 0; (kw = stmt_keyword_at(i, &kind, &op)) != NULL; i++) {
+		if (stmt_runtime(kind))
+			continue;
+		if (col + strlen(kw) + 1 > 72) {
+			printf("\n ");
+			col = 2;
+		}
+		col += (size_t)printf(" %s", kw);
+	}
+	printf("\n");
+}
+
+/* A statement keyword that is no verb: one of the file's only. */
+static int
+file_only(const char *name)
+{
+	enum stmt_kind	 kind;
+	enum stmt_op	 op;
+	const char	*kw;
+	size_t		 i;
+
+	for (i = 0; (kw = stmt_keyword_at(i, &kind, &op)) != NULL; i++)
+		if (strcmp(kw, name) == 0 && !stmt_runtime(kind))
+			return 1;
+	return 0;
 }
 
 static int
 help(const char *name)
 {
 	const struct verb *v;
-	size_t	 i;
+	char		 args[1024];
+	size_t		 i;
 
 	if (name == NULL) {
 		printf("usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n\n");
-		for (i = 0; i < nitems(verbs); i++)
-			printf("  %-14s %s\n", verbs[i].name, verbs[i].what);
+		for (i = 0; (v = verb_at(i)) != NULL; i++)
+			printf("  %-14s %s\n", v->name, v->what);
+		help_file_only();
 		printf("\n\"vnetctl help VERB\" shows a verb's arguments; "
 		    "vnetctl(8) has the details.\n");
 		return 0;
 	}
 	if ((v = verb_find(name)) == NULL) {
+		if (file_only(name)) {
+			printf("%s: a statement of the configuration file "
+			    "only (vnetd.conf(5)); vnetd reads it at start: "
+			    "restart vnetd to change it\n", name);
+			return 0;
+		}
 		fprintf(stderr, "vnetctl: unknown verb '%s'; \"vnetctl help\" "
 		    "lists them\n", name);
 		return 1;
 	}
-	printf("usage: vnetctl %s %s\n  %s\n", v->name, v->args, v->what);
+	printf("usage: vnetctl %s %s\n  %s\n", v->name,
+	    verb_usage(v, args, sizeof(args)), v->what);
 	return 0;
+}
+
+static void
+complete_emit(const char *word, void *arg)
+{
+	printf("%s\n", word);
+}
+
+/*
+ * --complete WORD...: the candidates for the word after those (the verb
+ * and its arguments so far), one a line; with no word, the options too.
+ * The bash completion's one source of verbs and keywords.
+ */
+static int
+complete(int argc, char **argv)
+{
+	const char	*o;
+	size_t		 i;
+
+	if (argc == 0) {
+		for (o = OPTSTRING; *o != '\0'; o++)
+			if (*o != '+' && *o != ':')
+				printf("-%c\n", *o);
+		for (i = 0; longopts[i].name != NULL; i++)
+			if (longopts[i].val != 'C')
+				printf("--%s\n", longopts[i].name);
+	}
+	verb_complete(argc, argv, complete_emit, NULL);
+	return fflush(stdout) == EOF;
 }
 
 /* Joins the words into one request line, quoting where the parser needs it. */
@@ -170,6 +189,7 @@ check_syntax(const char *verb, const char *req)
 	struct stmt		 st;
 	struct stmt_error	 perr;
 	const struct verb	*v;
+	char			 args[1024];
 
 	if (stmt_parse(req, &st, &perr) == 1)
 		return 0;
@@ -181,7 +201,8 @@ check_syntax(const char *verb, const char *req)
 	}
 	fprintf(stderr, "vnetctl: %s\n", perr.msg);
 	if (v != NULL)
-		fprintf(stderr, "usage: vnetctl %s %s\n", v->name, v->args);
+		fprintf(stderr, "usage: vnetctl %s %s\n", v->name,
+		    verb_usage(v, args, sizeof(args)));
 	return -1;
 }
 
@@ -218,19 +239,14 @@ connect_error(const char *sock, int error)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help",	no_argument,	NULL,	'h' },
-		{ "version",	no_argument,	NULL,	'V' },
-		{ NULL,		0,		NULL,	0 },
-	};
 	const char	*sock = VNETD_SOCKET;
 	char		 req[CTL_REQUEST_MAX], err[512];
 	char		 cwd[PATH_MAX], abspath[PATH_MAX + 2];
 	int		 ch, tabular = 0, header = 0, json = 0, fd, r;
+	int		 completing = 0;
 	enum out_format	 fmt;
 
-	/* "+": options end at the verb (reload -n is the verb's). */
-	while ((ch = getopt_long(argc, argv, "+s:tjHhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, OPTSTRING, longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			sock = optarg;
@@ -250,6 +266,9 @@ main(int argc, char **argv)
 		case 'V':
 			printf("vnetctl %s\n", PACKAGE_VERSION);
 			return 0;
+		case 'C':
+			completing = 1;
+			break;
 		default:
 			usage(stderr);
 			return 1;
@@ -257,6 +276,8 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (completing)
+		return complete(argc, argv);
 	if (argc == 0 || (json && tabular) || (header && !tabular)) {
 		usage(stderr);
 		return 1;

@@ -704,12 +704,15 @@ static const struct {
 	    "del-route: invalid MAC address 'zz'" },
 	/* show. */
 	{ "show",			5,
-	    "show: expected links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
+	    "show: expected links, link, refused, routes, interfaces, macs, "
+	    "stats, config, flows, vcc, nodes, topology, traffic or adapt" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
-	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
+	    "links, link, refused, routes, interfaces, macs, stats, config, "
+	    "flows, vcc, nodes, topology, traffic or adapt)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
-	    "links [all], routes, interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic)" },
+	    "links, link, refused, routes, interfaces, macs, stats, config, "
+	    "flows, vcc, nodes, topology, traffic or adapt)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -767,8 +770,7 @@ static const struct {
 	    "link: congestion given twice" },
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
-	{ "show link",			10, "show: expected links [all], routes, "
-	    "interfaces, macs, stats, config, link NAME, refused, flows, vcc, nodes, topology or traffic" },
+	{ "show link",			10, "show: expected link NAME" },
 	{ "show links some",		12, "show: unexpected 'some'" },
 	{ "show links all x",		16, "show: unexpected 'x'" },
 	{ "reload -x",			8, "reload: unexpected '-x'" },

@@ -2,7 +2,11 @@
 #
 # The bash completion of vnetctl: `complete -p` knows it once loaded, and
 # a scripted completion offers the verbs, the keywords, and the names of
-# links, interfaces and routes of the running daemon given with -s.
+# links, interfaces and routes of the running daemon given with -s.  The
+# completion, `vnetctl help` and the daemon agree: the same verbs, every
+# keyword completed first is in the verb's help, every show in help is
+# completed and answered, and what help calls the file's only the daemon
+# refuses at run time.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -70,4 +74,52 @@ offers "link" -s "$SOCK" del-route any 02:00:00:00:00:07 ""
 offers "peer1" -s "$SOCK" del-route any 02:00:00:00:00:07 link ""
 say "no daemon: no names, no error"
 offers "" -s "$TMPD/none.sock" del-link ""
+
+say "the completion, help and the daemon agree"
+# The verbs help lists, and those completed first: the same.
+help_verbs=$("$VNETCTL" help | awk '/^  [a-z-]+  / { print $1 }' | sort | paste -sd ' ')
+[[ -n $help_verbs ]] || fail "vnetctl help lists no verb"
+offers "$help_verbs" ""
+offers "$help_verbs" -s "$SOCK" ""
+# Each verb's first keywords are in its help.
+for v in ${help_verbs/help/}; do
+	usage=$("$VNETCTL" help "$v") || fail "vnetctl help lists $v, but help $v fails"
+	for w in $(comp -s "$SOCK" "$v" ""); do
+		# names from the daemon, and files
+		[[ $w == *:* || $w =~ ^(peer[12]|guest|other|any)$ || -e $w ]] && continue
+		[[ " $usage " =~ [^a-z-]$w[^a-z_-] ]] || fail "completing '$v' offers '$w', which 'help $v' does not name: $usage"
+	done
+done
+# What show takes: the alternatives of its usage, each completed, each
+# answered by the daemon.
+show_words=$("$VNETCTL" help show | python3 -c '
+import sys
+u = sys.stdin.readline().split(" ", 3)[3].strip()
+depth, alt, words = 0, "", []
+for ch in u + "|":
+    if ch == "[": depth += 1
+    elif ch == "]": depth -= 1
+    if ch == "|" and depth == 0:
+        words.append(alt.split()[0]); alt = ""
+    else:
+        alt += ch
+print(" ".join(sorted(words)))')
+[[ $show_words == *adapt* ]] || fail "help show lacks adapt: $("$VNETCTL" help show)"
+offers "$show_words" -s "$SOCK" show ""
+for w in $show_words; do
+	arg=()
+	[[ $w == link ]] && arg=(peer1)
+	vctl a show "$w" "${arg[@]}" >/dev/null || fail "show $w, in help and completion, fails"
+done
+# help adapt works; a statement of the file only is named as such, and the
+# daemon refuses it at run time.
+"$VNETCTL" help adapt | grep -q '^usage: vnetctl adapt off|on' || fail "help adapt: $("$VNETCTL" help adapt 2>&1)"
+"$VNETCTL" help | grep -q '^  [a-z-]*  *pause or resume the shortcuts' || fail "help does not list adapt"
+for kw in offload threads; do
+	"$VNETCTL" help | grep -q "^  $kw " && fail "help lists $kw as a verb"
+	out=$("$VNETCTL" help "$kw") || fail "help $kw fails: $out"
+	[[ $out == *"configuration file only"* ]] || fail "help $kw: $out"
+	out=$(vctl a "$kw" yes 2>&1) && fail "vnetctl $kw yes was taken at run time"
+	[[ $out == *"can only be set in the configuration file"* ]] || fail "vnetctl $kw yes: $out"
+done
 pass
