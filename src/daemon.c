@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
@@ -33,7 +34,9 @@
 #include "link.h"
 #include "listen.h"
 #include "log.h"
+#include "paths.h"
 #include "reseq.h"
+#include "save.h"
 #include "sw.h"
 #include "tls.h"
 #include "vcc.h"
@@ -645,6 +648,12 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 #undef ROW
 }
 
+/* save: the running state as a list. */
+struct save_walk {
+	struct stmt_vec	 run;
+	int		 oom;
+};
+
 struct config_walk {
 	void		(*cb)(const struct stmt *, void *);
 	void		 *arg;
@@ -797,30 +806,104 @@ print_stmt(const struct stmt *st, void *arg)
 	evbuffer_add_printf(out, "%s\n", buf);
 }
 
+static void
+collect_stmt(const struct stmt *st, void *arg)
+{
+	struct save_walk	*w = arg;
+
+	if (stmt_vec_add(&w->run, st, 0) == -1)
+		w->oom = 1;
+}
+
+/* A statement that says what a daemon does without it: save leaves it out. */
+static int
+save_default(const struct stmt *st, void *arg)
+{
+	struct vnetd	*d = arg;
+	char		 node[STMT_NAME_MAX + 1];
+
+	switch (st->kind) {
+	case STMT_NODE:
+		vnetd_default_node(node, sizeof(node));
+		return strcmp(st->name, node) == 0;
+	case STMT_NETWORK:
+		return strcmp(st->name, VNETD_NETWORK_DEFAULT) == 0;
+	case STMT_CONTROL:
+		/* -s's socket is the command line's, not the file's. */
+		return d->control_fixed || strcmp(st->path, VNETD_SOCKET) == 0;
+	case STMT_KEEPALIVE:
+		return st->num == VNETD_KEEPALIVE_DEFAULT;
+	case STMT_LEARN:
+	case STMT_THREADS:
+		return !st->flag;
+	case STMT_OFFLOAD:
+		return st->flag;
+	case STMT_ROUTING:
+		return !st->flag && st->num == 0;
+	default:
+		return 0;
+	}
+}
+
 int
 vnetd_save(struct vnetd *d, const char *path, uid_t uid, char *err,
     size_t errlen)
 {
-	struct evbuffer	*out;
-	int		 r;
+	struct save_walk w;
+	struct save_stats ss;
+	char		*base, *text = NULL, *head = NULL, real[PATH_MAX];
+	size_t		 blen = 0, tlen = 0;
+	int		 r = -1, own;
 
 	if (path[0] == '\0')
 		path = d->config_file;
 	else if (config_save_allowed(d->config_file, path, uid, err,
 	    errlen) == -1)
 		return -1;
-	if ((out = evbuffer_new()) == NULL) {
-		snprintf(err, errlen, "save: out of memory");
-		return -1;
+	memset(&w, 0, sizeof(w));
+	vnetd_config(d, collect_stmt, &w);
+	/* The file there now, or else the one the daemon started with. */
+	own = strcmp(path, d->config_file) == 0 ||
+	    (realpath(path, real) != NULL && strcmp(real, d->config_file) == 0);
+	if ((base = save_read(path, &blen)) == NULL && errno == ENOENT &&
+	    !own) {
+		base = save_read(d->config_file, &blen);
+		own = 1;
 	}
-	evbuffer_add_printf(out, "# The running state of vnetd node %s, "
-	    "written by save.\n", d->node);
-	vnetd_config(d, print_stmt, out);
-	r = config_write(path, evbuffer_pullup(out, -1),
-	    evbuffer_get_length(out), err, errlen);
-	evbuffer_free(out);
+	if (!w.oom)
+		text = save_merge(base, blen, base != NULL && own, &w.run,
+		    save_default, d, &tlen, &ss);
+	if (text == NULL && !w.oom && errno == EINVAL) {
+		log_info("save %s: %s is no configuration (a line does not "
+		    "parse): writing the running state alone", path,
+		    own ? d->config_file : path);
+		free(base);
+		base = NULL;
+		text = save_merge(NULL, 0, 0, &w.run, save_default, d, &tlen,
+		    &ss);
+	}
+	if (text == NULL) {
+		snprintf(err, errlen, "save: out of memory");
+		goto out;
+	}
+	if (base == NULL && asprintf(&head, "# The running state of vnetd "
+	    "node %s, written by save.\n%s", d->node, text) == -1) {
+		snprintf(err, errlen, "save: out of memory");
+		goto out;
+	}
+	if (head != NULL)
+		r = config_write(path, head, strlen(head), err, errlen);
+	else
+		r = config_write(path, text, tlen, err, errlen);
 	if (r == 0)
-		log_info("running state saved to %s", path);
+		log_info("running state saved to %s: %zu statements kept, %zu "
+		    "changed, %zu removed, %zu added", path, ss.kept,
+		    ss.replaced, ss.dropped, ss.added);
+ out:
+	free(head);
+	free(text);
+	free(base);
+	stmt_vec_clear(&w.run);
 	return r;
 }
 
