@@ -2,7 +2,7 @@
 #
 # The Debian package: `dpkg-buildpackage -us -uc -b` builds vnet_*.deb,
 # without a compiler warning under the package's flags, lintian finds no
-# error in it, it installs, the demo runs against the
+# error in it, it installs (the README and doc/ too), the demo runs against the
 # installed programs, a network's daemon runs under the command lines of
 # its unit vnetd@NETWORK (check, start, reload), and the package is
 # removed (purged) leaving none of its files.  Skipped where the package
@@ -61,13 +61,20 @@ for f in /usr/sbin/vnetd /usr/sbin/vnetctl /usr/sbin/vnet-ca \
 	/lib/systemd/system/vnetd.service /lib/systemd/system/vnetd@.service \
 	/usr/share/man/man8/vnet-ca.8.gz /usr/share/man/man5/vnetd.conf.5.gz \
 	/usr/share/bash-completion/completions/vnetctl \
-	/usr/share/doc/vnet/examples/host.conf.example; do
+	/usr/share/doc/vnet/examples/host.conf.example \
+	/usr/share/doc/vnet/README /usr/share/doc/vnet/doc/guide.md \
+	/usr/share/doc/vnet/doc/operations.md /usr/share/doc/vnet/doc/architecture.md \
+	/usr/share/doc/vnet/doc/results/adapt.png; do
 	[[ -e $f ]] || fail "the package did not install $f"
 done
 [[ -d /etc/vnetd ]] || fail "the package made no /etc/vnetd"
 /usr/sbin/vnetd -h | grep -qF /etc/vnetd/vnetd.conf || fail "the packaged vnetd's default configuration is not /etc/vnetd/vnetd.conf"
 /usr/sbin/vnetctl -h | grep -qF /run/vnetd/vnetd.sock || fail "the packaged vnetctl's default socket is not /run/vnetd/vnetd.sock"
 zcat /usr/share/man/man8/vnetd.8.gz | grep -q /usr/local && fail "the packaged vnetd.8 names /usr/local"
+# Every doc/ file the README names is there, under the name it gives.
+for f in $(grep -oE 'doc/[a-z]+\.md' /usr/share/doc/vnet/README | sort -u); do
+	[[ -f /usr/share/doc/vnet/$f ]] || fail "the README names $f, which the package does not install"
+done
 dpkg -L vnet | sort >"$TMPD/files"
 
 say "the demo against the installed programs"

@@ -3,6 +3,7 @@
 # make install into a fresh prefix, in a tree already built with another:
 # what uses the default paths is rebuilt (and only that), the programs,
 # manual pages, examples, units and completion name the new prefix, the
+# README and doc/ are installed (and uninstalled), the
 # configuration and run directories exist, and the installed vnetd and
 # vnetctl find each other on the default socket, in a directory vnetd
 # makes when it is missing.  Needs no root.
@@ -73,6 +74,10 @@ grep -qF "$P2/etc/vnetd/host1.crt" "$P2/share/doc/vnet/examples/host.conf.exampl
 grep -qF "ExecStart=$P2/sbin/vnetd " "$P2/lib/systemd/system/vnetd.service" ||
 	fail "vnetd.service does not start $P2's vnetd"
 [[ -f $P2/share/bash-completion/completions/vnetctl ]] || fail "no bash completion for vnetctl installed"
+for f in README doc/guide.md doc/operations.md doc/architecture.md doc/speed.md \
+	doc/vcc.md doc/experiments.md doc/status.png doc/results/adapt.png; do
+	[[ -f $P2/share/doc/vnet/$f ]] || fail "$f is not installed in $P2/share/doc/vnet"
+done
 [[ -d $P2/etc/vnetd ]] || fail "make install made no $P2/etc/vnetd"
 [[ -d $P2/var/run/vnetd ]] || fail "make install made no $P2/var/run/vnetd"
 
@@ -91,4 +96,6 @@ wait_for 10 proc_gone "$lone" || fail "vnetd did not stop"
 say "make uninstall leaves no program behind"
 (cd "$TREE" && make uninstall >>"$TMPD/install.log" 2>&1) || fail "make uninstall failed"
 [[ ! -e $P2/sbin/vnetd && ! -e $P2/share/man/man8/vnet-ca.8 ]] || fail "make uninstall left files"
+left=$(find "$P2/share/doc" -type f 2>/dev/null)
+[[ -z $left ]] || fail "make uninstall left documentation: $left"
 pass

@@ -1,6 +1,6 @@
 #!/bin/bash
 #
-# The layers (README, "How it is built"): no include cycle among the
+# The layers (doc/architecture.md): no include cycle among the
 # project's files (#include "..." lines in src/ and include/, a module
 # being a file name without its extension), and no port or lower module
 # includes daemon.h.  Prints the cycles it finds.
