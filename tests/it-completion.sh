@@ -87,7 +87,7 @@ for v in ${help_verbs/help/}; do
 	for w in $(comp -s "$SOCK" "$v" ""); do
 		# names from the daemon, and files
 		[[ $w == *:* || $w =~ ^(peer[12]|guest|other|any)$ || -e $w ]] && continue
-		[[ " $usage " =~ [^a-z-]$w[^a-z_-] ]] || fail "completing '$v' offers '$w', which 'help $v' does not name: $usage"
+		[[ " $usage " =~ [^a-z-]${w}[^a-z_-] ]] || fail "completing '$v' offers '$w', which 'help $v' does not name: $usage"
 	done
 done
 # What show takes: the alternatives of its usage, each completed, each

@@ -8,12 +8,16 @@
 # NICs, one for each way of attaching a VM, kept apart by routes on the
 # NICs' MAC addresses:
 #
-#   a  the capture way: QEMU's TAP device qvA (script=no, left down),
-#      captured with `interface wa pcap qvA`, which brings it up;
+#   a  the capture way: QEMU's TAP device (script=no, left down),
+#      captured with `interface wa pcap DEV`, which brings it up;
 #   b  the bridge way: QEMU's TAP device qvB and vnetd's persistent TAP
 #      device vnB in bridge brB (`interface wb tap vnB persist yes bridge
 #      brB`), as libvirt lays it out;
 #   c  the socket way: QEMU's stream netdev connects to `interface wc qemu`.
+#
+# Ways a and c are the README's QEMU command lines, taken from the README:
+# their -netdev and -device arguments as written (the TAP device's name
+# too), only the netdev's id, the MAC and the socket's path made the VM's.
 #
 # For each way, from VM 1 to VM 2: ping, a 1372-byte ping with DF set, a
 # 4000-byte ping (fragmented), a DNS query over UDP (dnsmasq in VM 2), and
@@ -39,6 +43,29 @@ say "VM image in $VM_CACHE"
 bash "$LIB_DIR/vm-image.sh" "$VM_CACHE" >"$TMPD/vm-image.log" 2>&1 ||
 	fail "could not build the VM image: $(tail -n 20 "$TMPD/vm-image.log")"
 
+# The README's lines: vm1's is the capture way, vm2's the socket way.
+readme_cmds qemu-system-x86_64 >"$TMPD/qemu.lines"
+# readme_net VM: the -netdev and -device arguments of the README's line for
+# VM (vm1, vm2), one a line.
+readme_net() {
+	grep -F "$1.qcow2" "$TMPD/qemu.lines" | tr ' ' '\n' |
+		awk '/^-netdev$|^-device$/ { print; getline; print }'
+}
+mapfile -t NET_A < <(readme_net vm1)
+mapfile -t NET_C < <(readme_net vm2)
+[[ ${#NET_A[@]} == 4 && ${NET_A[1]} == tap,* && ${#NET_C[@]} == 4 && ${NET_C[1]} == stream,* ]] ||
+	fail "the README's QEMU lines are not a tap and a stream netdev with a device each: $(cat "$TMPD/qemu.lines")"
+TAPDEV=$(grep -oE 'ifname=[^,]+' <<<"${NET_A[1]}" | cut -d= -f2)
+[[ -n $TAPDEV ]] || fail "the README's capture line names no TAP device"
+# vm_net VM ID MAC [SOCK] ARGS...: the README's arguments with the VM's id,
+# MAC and socket.
+vm_net() {
+	local id=$1 mac=$2 sock=$3
+	shift 3
+	printf '%s\n' "$@" | sed -E "s/id=[^,]+/id=$id/; s/netdev=[^,]+/netdev=$id/;
+		s/mac=[0-9a-f:]+/mac=$mac/; s|addr\.path=[^,]+|addr.path=$sock|"
+}
+
 WAYS=(- a b c)
 mac() { printf '52:54:00:0%d:0%d:01' "$1" "$2"; }	# VM, way 1..3
 ip_of() { printf '10.%d.0.%d' "$2" "$1"; }		# VM, way
@@ -60,7 +87,7 @@ host_conf() {
 	else
 		printf 'link h2 %s:%d aqm off\n' "$(addr h2)" "$PORT"
 	fi
-	printf 'interface wa pcap qvA\n'
+	printf 'interface wa pcap %s\n' "$TAPDEV"
 	printf 'interface wb tap vnB persist yes bridge brB\n'
 	printf 'interface wc qemu %s\n' "$TMPD/vm$i.sock"
 	for w in 1 2 3; do
@@ -81,7 +108,10 @@ wait_link_up h1 h2
 declare -A VM_PID=()
 vm_boot() {
 	local i=$1 n net
+	local -a net_a net_c
 	shift
+	mapfile -t net_a < <(vm_net a "$(mac "$i" 1)" - "${NET_A[@]}")
+	mapfile -t net_c < <(vm_net c "$(mac "$i" 3)" "$TMPD/vm$i.sock" "${NET_C[@]}")
 	n=$(ns "h$i")
 	rm -f "$TMPD/vm$i.ctl" "$TMPD/vm$i.console"
 	net="vnet.net=$(mac "$i" 1)=$(ip_of "$i" 1)/24,$(mac "$i" 2)=$(ip_of "$i" 2)/24,$(mac "$i" 3)=$(ip_of "$i" 3)/24"
@@ -92,12 +122,10 @@ vm_boot() {
 		-serial "file:$TMPD/vm$i.console" \
 		-chardev "socket,id=ctl,path=$TMPD/vm$i.ctl,server=on,wait=off" \
 		-serial chardev:ctl \
-		-netdev tap,id=a,ifname=qvA,script=no,downscript=no,vhost=off \
-		-device "virtio-net-pci,netdev=a,mac=$(mac "$i" 1)" \
+		"${net_a[@]}" \
 		-netdev tap,id=b,ifname=qvB,script=no,downscript=no,vhost=off \
 		-device "virtio-net-pci,netdev=b,mac=$(mac "$i" 2)" \
-		-netdev "stream,id=c,server=off,addr.type=unix,addr.path=$TMPD/vm$i.sock" \
-		-device "virtio-net-pci,netdev=c,mac=$(mac "$i" 3)" \
+		"${net_c[@]}" \
 		>"$TMPD/vm$i.qemu" 2>&1 {LIB_STDOUT}>&- {LIB_STDERR}>&- &
 	VM_PID[$i]=$!
 	EXTRA_PIDS+=("$!")

@@ -626,11 +626,12 @@ vnet_home_start() {
 	done
 }
 
-# dhcp GUEST: busybox udhcpc in the guest's namespace on vtap0; prints the
-# address the home DHCP server gave.  The script only sets the address (no
-# routes, no resolv.conf: nothing outside the namespace is touched).
+# dhcp GUEST [DEV]: busybox udhcpc in the guest's namespace on DEV (vtap0);
+# prints the address the home DHCP server gave.  The script only sets the
+# address (no routes, no resolv.conf: nothing outside the namespace is
+# touched).
 dhcp() {
-	local guest=$1 script=$TMPD/udhcpc.sh out=$TMPD/$1.lease
+	local guest=$1 dev=${2:-vtap0} script=$TMPD/udhcpc.sh out=$TMPD/$1.lease
 	cat >"$script" <<'SCRIPT'
 #!/bin/sh
 case $1 in
@@ -642,7 +643,7 @@ esac
 SCRIPT
 	chmod +x "$script"
 	rm -f "$out"
-	in_guest "$guest" env LEASE_OUT="$out" busybox udhcpc -i vtap0 -f -q -n \
+	in_guest "$guest" env LEASE_OUT="$out" busybox udhcpc -i "$dev" -f -q -n \
 		-t 15 -T 1 -s "$script" >"$TMPD/$guest.udhcpc" 2>&1 ||
 		fail "$guest got no DHCP lease: $(cat "$TMPD/$guest.udhcpc")"
 	[[ -s $out ]] || fail "$guest: udhcpc reported no address"
@@ -846,4 +847,64 @@ wan_stat() {
 		$1 == "wanem" && $2 == d { for (i = 3; i <= NF; i++) {
 			split($i, kv, "="); if (kv[1] == k) { print kv[2]; found = 1 } } }
 		END { exit !found }'
+}
+
+# The README's examples, taken from the README itself so that a test of
+# them cannot drift from what a reader copies (FILE: another document of
+# the same form, doc/guide.md).  Code lines are those indented four spaces
+# or more; a configuration block starts with the line
+# `# PATH/vnetd.conf on [the ]NODE` and ends at a blank line.
+README=${README:-$LIB_DIR/../README}
+
+# readme_nodes [FILE]: the nodes that the file gives a configuration block.
+readme_nodes() {
+	sed -nE 's|^ {4,}# (/[^ ]*)?/vnetd\.conf on (the )?([A-Za-z0-9._-]+)$|\3|p' "${1:-$README}"
+}
+
+# readme_conf NODE [FILE]: NODE's configuration block, unindented.
+readme_conf() {
+	awk -v n="$1" '
+		!on && match($0, /^ +# (\/[^ ]*)?\/vnetd\.conf on (the )?/) &&
+		    substr($0, RSTART + RLENGTH) == n { on = 1; ind = index($0, "#") - 1 }
+		on && /^ *$/ { exit }
+		on { print substr($0, ind + 1) }' "${2:-$README}"
+}
+
+# readme_cmds WORD: the README's command lines that start with WORD, a line
+# each, continuation lines (ending in a backslash) joined.
+readme_cmds() {
+	awk -v w="$1" '
+		cont { sub(/^ +/, ""); line = line " " $0 }
+		!cont && /^    / { line = $0; sub(/^ +/, "", line) }
+		{ cont = 0 }
+		line != "" && sub(/ *\\$/, "", line) { cont = 1; next }
+		line != "" && index(line, w " ") == 1 { print line }
+		{ line = "" }' "$README"
+}
+
+# readme_certs ROOT: runs the README's vnet-ca lines with /etc/vnetd
+# standing for ROOT/proxy/etc/vnetd (the CA is the proxy's), and copies
+# each host's certificate, key and the CA's certificate to its own
+# ROOT/NODE/etc/vnetd, as the README's deployment says.
+readme_certs() {
+	local root=$1 l n d
+	local -a w
+	mkdir -p "$root/proxy/etc/vnetd"
+	while read -r l; do
+		read -r -a w <<<"${l//\/etc\/vnetd/$root/proxy/etc/vnetd}"
+		"$VNET_CA" "${w[@]:1}" >/dev/null || fail "the README's '$l' failed"
+	done < <(readme_cmds vnet-ca)
+	for n in $(readme_nodes); do
+		d=$root/$n/etc/vnetd
+		mkdir -p "$d"
+		[[ $n == proxy ]] && continue
+		cp "$root/proxy/etc/vnetd/ca/"{"$n.crt","$n.key",ca.crt} "$d/" ||
+			fail "the README's vnet-ca lines make no certificate for $n"
+	done
+}
+
+# readme_node_conf NODE ROOT: NODE's configuration block from the README,
+# its /etc/vnetd being ROOT/NODE/etc/vnetd.
+readme_node_conf() {
+	readme_conf "$1" | sed "s|/etc/vnetd|$2/$1/etc/vnetd|g"
 }
