@@ -75,7 +75,7 @@ grep -qF "ExecStart=$P2/sbin/vnetd " "$P2/lib/systemd/system/vnetd.service" ||
 	fail "vnetd.service does not start $P2's vnetd"
 [[ -f $P2/share/bash-completion/completions/vnetctl ]] || fail "no bash completion for vnetctl installed"
 for f in README doc/guide.md doc/operations.md doc/architecture.md doc/speed.md \
-	doc/vcc.md doc/experiments.md doc/status.png doc/results/adapt.png; do
+	doc/vcc.md doc/experiments.md doc/wan.md doc/status.png doc/results/adapt.png; do
 	[[ -f $P2/share/doc/vnet/$f ]] || fail "$f is not installed in $P2/share/doc/vnet"
 done
 [[ -d $P2/etc/vnetd ]] || fail "make install made no $P2/etc/vnetd"
