@@ -27,7 +27,6 @@ struct fwd_port;
 struct control;
 struct ssl_ctx_st;
 struct vcc;
-struct routing;
 
 #define VNETD_KEEPALIVE_DEFAULT	10
 #define VNETD_NETWORK_DEFAULT	"vnet"
@@ -57,8 +56,8 @@ struct vnetd_module {
 	int		(*start)(void *);
 	/* Every second, after the daemon's own ageing. */
 	void		(*tick)(void *);
-	/* Its part of a show, after the daemon's own. */
-	void		(*show)(void *, enum stmt_show, struct evbuffer *);
+	/* Its part of a show (st->show, and its options), after the daemon's. */
+	void		(*show)(void *, const struct stmt *st, struct evbuffer *);
 	/* Columns added to every row of a show table: "\tname...". */
 	const char	*(*columns)(void *, enum stmt_show);
 	const char	*(*fields)(void *, enum stmt_show, const char *row,
@@ -68,6 +67,18 @@ struct vnetd_module {
 			    void *cbarg);
 	/* 1 if it made the link itself: not part of the configuration. */
 	int		(*link_made)(void *, const struct link *);
+	/*
+	 * The links' events (link.h's hooks) go to the modules that take
+	 * them: a node record (the first module with link_input answers; -1
+	 * closes the link), a link up or down, who made a link (the first
+	 * answer other than NULL or "-").
+	 */
+	int		(*link_input)(void *, struct link *, const uint8_t *,
+			    size_t, const char **why);
+	void		(*link_up)(void *, struct link *);
+	void		(*link_down)(void *, struct link *);
+	const char	*(*link_origin)(void *, const struct link *,
+			    char *trigger, size_t, const char **reason);
 	/* vnetd_free(): stop before the links and interfaces go ... */
 	void		(*stop)(void *);
 	/* ... and free after them, as they may still call up. */
@@ -116,8 +127,6 @@ struct vnetd {
 
 	struct vcc		*vcc;		/* the switch's (sw_vcc()) */
 	/* Made by whoever adds the modules above (vnetd.c), else NULL. */
-	struct routing		*routing;	/* the control plane */
-	struct http		*http;		/* the status server, or NULL */
 	struct history		*history;	/* 1 s samples, for rates */
 
 	struct vnetd_module	 modules[VNETD_MODULES_MAX];
@@ -141,10 +150,12 @@ int	 vnetd_apply(struct vnetd *, const struct stmt *, int runtime,
 	    char *err, size_t errlen);
 
 /*
- * Answers a show request into out, in the control protocol's format (see
- * ctl.h) without the final %end line.
+ * Answers a show request (a STMT_SHOW statement) into out, in the control
+ * protocol's format (see ctl.h) without the final %end line.
  */
-void	 vnetd_show(struct vnetd *, enum stmt_show, struct evbuffer *out);
+void	 vnetd_show(struct vnetd *, const struct stmt *, struct evbuffer *out);
+/* The same for a show without options. */
+void	 vnetd_show_what(struct vnetd *, enum stmt_show, struct evbuffer *out);
 
 /* `show link NAME`, the same way; -1 with err if there is no such link. */
 int	 vnetd_show_link(struct vnetd *, const char *name, struct evbuffer *out,

@@ -31,9 +31,17 @@
  * dropped and counted.
  *
  * Automatic routes (`routing auto`, routing.h) rank below every rule and
- * above learning: when no rule matches, the function set with
- * fwd_set_auto() is asked, and the ports it gives are the answer; when it
- * gives none, learning (or the drop) decides as before.
+ * above learning.  The control plane installs them here as its result
+ * changes (fwd_auto_set(), fwd_auto_del()): a port per unicast MAC (a
+ * guest here, or the next hop toward the node that owns it), and which
+ * ports are in the broadcast set (fwd_port_set_flood(): by default every
+ * port is; the control plane takes out the links to its peers that are not
+ * on the broadcast tree).  With them on (fwd_auto_on()), a frame no rule
+ * matches goes: to its MAC's automatic port if it has one (dropped if that
+ * is the arrival port or detached); if its destination is a broadcast or
+ * multicast, to every attached port of the broadcast set but the arrival
+ * port (none: dropped); else learning (or the drop) decides as before.
+ * Nothing is asked per frame: one hash lookup, as for learned MACs.
  *
  * Cost: lookups are hash lookups on the destination and source MAC plus a
  * scan of the rules that have no exact MAC at all (normally a handful); the
@@ -65,7 +73,7 @@ enum fwd_how {
 	FWD_RULE,		/* rules chose the ports */
 	FWD_LEARNED,		/* learned unicast destination */
 	FWD_FLOOD,		/* flooded by the learning switch */
-	FWD_AUTO,		/* automatic routes chose the ports */
+	FWD_AUTO,		/* automatic routes chose the ports (or the drop) */
 };
 
 struct fwd_stats {
@@ -83,16 +91,6 @@ struct fwd_stats {
 	uint64_t	seen_conflicts;	/* (origin, seq) reused, other bytes */
 	uint64_t	auto_hits;	/* frames forwarded by automatic routes */
 };
-
-/*
- * Automatic routes: fills out (room for max ports) with the attached
- * ports, never in, that a frame no rule matched goes to; returns how many
- * (0: no opinion), or FWD_AUTO_DROP when the frame must go nowhere.
- */
-#define FWD_AUTO_DROP	SIZE_MAX
-typedef size_t	(*fwd_auto_fn)(void *arg, const uint8_t *dst,
-		    const uint8_t *src, struct fwd_port *in,
-		    struct fwd_port **out, size_t max);
 
 struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */
 void		 fwd_free(struct fwd *);
@@ -179,15 +177,33 @@ void		 fwd_mac_foreach(struct fwd *, uint64_t now_ms,
 int		 fwd_seen(struct fwd *, uint32_t origin, uint32_t seq,
 		    const uint8_t *eth, size_t len);
 
-/* Sets (or with NULL, clears) the automatic routes' function. */
-void		 fwd_set_auto(struct fwd *, fwd_auto_fn, void *arg);
+/*
+ * Automatic routes.  set: the MAC's port is (kind, name) from now on (the
+ * table keeps a reference on the port); 0, or -1 out of memory (the MAC
+ * keeps what it had).  del: none for the MAC.  clear: none at all.
+ */
+void		 fwd_auto_on(struct fwd *, int on);
+int		 fwd_auto_set(struct fwd *, const uint8_t mac[ETHER_ADDR_LEN],
+		    enum fwd_kind, const char *name);
+void		 fwd_auto_del(struct fwd *, const uint8_t mac[ETHER_ADDR_LEN]);
+void		 fwd_auto_clear(struct fwd *);
+size_t		 fwd_auto_count(const struct fwd *);
+/* The MAC's automatic port, or NULL. */
+struct fwd_port	*fwd_auto_get(struct fwd *, const uint8_t mac[ETHER_ADDR_LEN]);
+void		 fwd_auto_foreach(struct fwd *,
+		    void (*cb)(const uint8_t mac[ETHER_ADDR_LEN],
+		    const struct fwd_port *port, void *arg), void *arg);
+/* 1 (the default): p is in the automatic broadcast set. */
+void		 fwd_port_set_flood(struct fwd_port *p, int on);
+int		 fwd_port_flood(const struct fwd_port *p);
 
 void		 fwd_stats(const struct fwd *, struct fwd_stats *);
 
 /*
  * show routes and show macs (fwd_show.c, apart so that the tables need no
  * libevent): the column line and a row per static route or learned
- * address; the control plane adds its rows after.
+ * address; show routes then the automatic routes to links (kind auto; the
+ * guests here are in the control plane's show macs).
  */
 struct evbuffer;
 void		 fwd_show_routes(struct fwd *, struct evbuffer *);

@@ -3,13 +3,32 @@
  * daemons, the node database, automatic routes to every guest MAC of the
  * network, the broadcast tree, MAC migration and the traffic matrix.
  *
- * This is the glue between the pure parts (node.h: the record codec,
- * nodedb.h: the database and flooding decisions, spf.h: paths and the
- * tree, traffic.h: the matrix) and the daemon.  It touches the rest
- * through a few calls only: links tell it when they come up or go down
- * and hand it NODE messages (link_node_peer(), link_send_node() go the
- * other way); interfaces hand it every frame a guest sends; forwarding
- * asks it for a frame no rule matched (fwd_set_auto()).
+ * It is made of pure parts (node.h: the record codec, nodedb.h: the
+ * database and flooding decisions, spf.h: paths and the tree, traffic.h:
+ * the matrix, adapt.h: the shortcut policy) and of this core, which is
+ * split on its seams, one file each:
+ *
+ *   routing.c        the state, its life and its clock, links coming and
+ *                    going, messages in, guests' frames in, statistics
+ *   routing_flood.c  what goes out: our record (origination), flooding,
+ *                    the database exchange, late records, ageing
+ *   routing_mac.c    the MACs: ours (seen on local ports) and the claims
+ *                    of others, the winner of each, its automatic route
+ *   routing_path.c   the path computation and its result installed into
+ *                    forwarding (fwd.h) as automatic routes, incrementally
+ *   routing_show.c   the show tables of the above
+ *   shortcut.c       the glue between adapt.h and the links (shortcut.h)
+ *
+ * The core calls nothing above it and walks none of the daemon's lists:
+ * everything it needs from below comes through struct routing_env (send a
+ * message on a link, a link's round trip, the number of local interfaces,
+ * this node's addresses, the clock, a timer, statements for making and
+ * removing shortcut links), and everything it hears comes in through the
+ * calls below (a link up or down, a message, a guest's frame).  Its result
+ * goes into the one forwarding table the data path reads: fwd_decide()
+ * calls no one per frame.  routing_daemon.h binds it to a struct vnetd; a
+ * test drives it with an env of its own and an injected clock
+ * (tests/check_routing.c runs many in one process).
  *
  * What a node says about itself: its links to peers that take records
  * (with their TCP round trip), the MACs seen as sources on its interfaces
@@ -41,12 +60,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "node.h"
+#include "routing_env.h"
 #include "stmt.h"
 
-struct vnetd;
-struct link;
-struct iface;
 struct evbuffer;
+struct fwd;
+struct fwd_port;
 
 #define ROUTING_REFRESH_DEFAULT	30		/* s */
 #define ROUTING_REFRESH_MAX	1200		/* s; records live 3 times it */
@@ -55,44 +75,49 @@ struct evbuffer;
 #define ROUTING_LOCAL_AGE_MS	(300 * 1000)
 #define ROUTING_CONFLICT_MS	1000
 #define ROUTING_SEQ_AHEAD	(1ULL << 32)
+#define ROUTING_TICK_MS		1000
 
 struct routing;
 
-struct routing	*routing_new(struct vnetd *);
+/* fwd is where the automatic routes go. */
+struct routing	*routing_new(const struct routing_env *, struct fwd *);
 void		 routing_free(struct routing *);
-/* `routing auto|static [refresh N]` and `advertise HOST:PORT`. */
+/* `routing auto|static [refresh N]`, `advertise HOST:PORT`, `adapt ...`. */
 int		 routing_apply(struct routing *, const struct stmt *, char *err,
 		    size_t errlen);
-/* Starts the timers; after the configuration is in. 0 or -1. */
-int		 routing_start(struct routing *);
-/* The capabilities our hellos announce for the control plane. */
-uint16_t	 routing_caps(const struct routing *);
-
-/* From links: one came up, one went down, a NODE message arrived. */
-void		 routing_link_up(struct routing *, struct link *);
-void		 routing_link_down(struct routing *, struct link *);
-/* -1 (with *why) when the record is malformed: the link must close. */
-int		 routing_input(struct routing *, struct link *,
-		    const uint8_t *p, size_t n, const char **why);
-
-/* show: its own tables, each with its %columns line. */
-void		 routing_show(struct routing *, const struct stmt *,
-		    struct evbuffer *);
-/* Rows of `show routes` (after the rules) and `show macs`. */
-void		 routing_show_routes(struct routing *, struct evbuffer *);
-void		 routing_show_macs(struct routing *, struct evbuffer *);
-/* Rows of `show stats`: "name\tvalue\n". */
-void		 routing_show_stats(struct routing *, struct evbuffer *);
-/*
- * Shortcuts (adapt.h): 1 if link l is one this node made (never saved);
- * `show links`: "auto" for a shortcut (ours or the peer's) with the rate
- * that made it in trigger and why in *reason, else "-".
- */
-int		 routing_link_auto(const struct routing *, const struct link *);
-const char	*routing_link_origin(const struct routing *, const struct link *,
-		    char *trigger, size_t len, const char **reason);
+/* After the configuration is in, as node; 0 or -1. */
+int		 routing_start(struct routing *, const char *node);
+/* Runs what is due (the env's arm() asked for it). */
+void		 routing_poll(struct routing *);
+/* 1 with routing auto. */
+int		 routing_on(const struct routing *);
 /* Its statements for `show config`: routing, advertise, adapt. */
 void		 routing_config(struct routing *,
 		    void (*cb)(const struct stmt *, void *), void *arg);
+
+/* From links: one came up, one went down (NULL: some link that was up). */
+void		 routing_link_up(struct routing *, const struct routing_link *);
+void		 routing_link_down(struct routing *, void *link);
+/* A message from link: -1 (with *why) when malformed: the link must close. */
+int		 routing_input(struct routing *, void *link, const uint8_t *p,
+		    size_t n, const char **why);
+/* A guest's frame, from the interface whose port is in. */
+void		 routing_guest_frame(struct routing *, struct fwd_port *in,
+		    const uint8_t *eth, size_t len);
+
+/*
+ * show: nodes, topology, traffic (and nodes, topology with st->num as its
+ * threshold), adapt; then rows of show macs and show stats.
+ */
+void		 routing_show(struct routing *, const struct stmt *,
+		    struct evbuffer *);
+void		 routing_show_macs(struct routing *, struct evbuffer *);
+void		 routing_show_stats(struct routing *, struct evbuffer *);
+
+/* For tests and show: nodes held, automatic routes installed. */
+size_t		 routing_nodes(const struct routing *);
+size_t		 routing_routes(const struct routing *);
+/* The last change of routes, reachable nodes or tree (ms, monotonic). */
+uint64_t	 routing_changed_ms(const struct routing *);
 
 #endif

@@ -18,7 +18,6 @@
 #include "daemon.h"
 #include "log.h"
 #include "reload.h"
-#include "routing.h"
 #include "stmt.h"
 
 struct control {
@@ -150,13 +149,8 @@ control_request(struct control_conn *cc, const char *line)
 			evbuffer_add_printf(out, "%%end\n");
 		return;
 	}
-	if (st.kind == STMT_SHOW && st.show == STMT_SHOW_TRAFFIC_TOPOLOGY) {
-		routing_show(d->routing, &st, out);	/* with its threshold */
-		evbuffer_add_printf(out, "%%end\n");
-		return;
-	}
 	if (st.kind == STMT_SHOW) {
-		vnetd_show(d, st.show, out);
+		vnetd_show(d, &st, out);
 		evbuffer_add_printf(out, "%%end\n");
 		return;
 	}

@@ -141,19 +141,58 @@ static int
 daemon_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
     const char **why)
 {
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
+
+	MODULES(d, m)
+		if (m->link_input != NULL)
+			return m->link_input(m->arg, l, p, n, why);
 	*why = "no control plane here";
 	return -1;
 }
 
 static void
-daemon_link_updown(void *arg, struct link *l)
+daemon_link_up(void *arg, struct link *l)
 {
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
+
+	MODULES(d, m)
+		if (m->link_up != NULL)
+			m->link_up(m->arg, l);
+}
+
+static void
+daemon_link_down(void *arg, struct link *l)
+{
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
+
+	MODULES(d, m)
+		if (m->link_down != NULL)
+			m->link_down(m->arg, l);
+}
+
+static int module_link_made(struct vnetd *, const struct link *);
+
+static int
+daemon_link_shortcut(void *arg, const struct link *l)
+{
+	return module_link_made(arg, l);
 }
 
 static const char *
 daemon_link_origin(void *arg, const struct link *l, char *trigger,
     size_t len, const char **reason)
 {
+	struct vnetd		*d = arg;
+	struct vnetd_module	*m;
+	const char		*o;
+
+	MODULES(d, m)
+		if (m->link_origin != NULL && (o = m->link_origin(m->arg, l,
+		    trigger, len, reason)) != NULL && strcmp(o, "-") != 0)
+			return o;
 	snprintf(trigger, len, "-");
 	*reason = "-";
 	return "-";
@@ -196,8 +235,9 @@ vnetd_init(struct vnetd *d)
 		.hello = daemon_link_hello,
 		.tls = daemon_link_tls,
 		.node = daemon_link_node,
-		.up = daemon_link_updown,
-		.down = daemon_link_updown,
+		.up = daemon_link_up,
+		.down = daemon_link_down,
+		.shortcut = daemon_link_shortcut,
 		.origin = daemon_link_origin,
 		.history = daemon_link_history,
 		.history_columns = "",
@@ -969,9 +1009,22 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 }
 
 void
-vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
+vnetd_show_what(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
+{
+	struct stmt	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_SHOW;
+	st.show = what;
+	st.num = STMT_THRESHOLD_DEFAULT;
+	vnetd_show(d, &st, out);
+}
+
+void
+vnetd_show(struct vnetd *d, const struct stmt *st, struct evbuffer *out)
 {
 	struct vnetd_module	*m;
+	enum stmt_show		 what = st->show;
 
 	switch (what) {
 	case STMT_SHOW_LINKS:
@@ -1014,5 +1067,5 @@ vnetd_show(struct vnetd *d, enum stmt_show what, struct evbuffer *out)
 	}
 	MODULES(d, m)
 		if (m->show != NULL)
-			m->show(m->arg, what, out);
+			m->show(m->arg, st, out);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hash.h"
@@ -23,6 +24,7 @@ struct fwd_mac;
 
 struct fwd_port {
 	struct fwd_port	*hnext;		/* port table chain */
+	int		 noflood;	/* out of the automatic broadcast set */
 	struct fwd_mac	*macs;		/* learned MACs on this port, */
 	struct fwd_mac	*macs_last;	/* least recently seen first */
 	size_t		 nmacs;
@@ -68,6 +70,13 @@ struct fwd_mac {
 	struct fwd_mac	*pprev, *pnext;	/* same port, oldest first */
 	struct fwd_port	*port;
 	uint64_t	 seen;
+	uint8_t		 mac[ETHER_ADDR_LEN];
+};
+
+/* An automatic route: a MAC and its port (referenced). */
+struct fwd_auto {
+	struct fwd_auto	*hnext;
+	struct fwd_port	*port;
 	uint8_t		 mac[ETHER_ADDR_LEN];
 };
 
@@ -119,8 +128,12 @@ struct fwd {
 
 	struct fwd_stats  stats;
 
-	fwd_auto_fn	  auto_fn;	/* automatic routes (routing.h) */
-	void		 *auto_arg;
+	/* automatic routes (routing.h): grown by fwd_auto_set(), never per frame */
+	int		  auto_on;
+	struct fwd_auto	**atab;
+	size_t		  atab_nb;	/* power of two, or 0 */
+	size_t		  nauto;
+	uint64_t	  auto_seed;	/* peers name the MACs: keyed */
 };
 
 static uint64_t
@@ -190,6 +203,7 @@ fwd_new(size_t mac_max)
 	}
 	for (i = 0; i < SEEN_BUCKETS; i++)
 		f->seen_b[i] = SEEN_NONE;
+	f->auto_seed = (uint64_t)arc4random() << 32 | arc4random();
 	return f;
 }
 
@@ -201,6 +215,8 @@ fwd_free(struct fwd *f)
 
 	if (f == NULL)
 		return;
+	fwd_auto_clear(f);
+	free(f->atab);
 	for (r = f->first; r != NULL; r = rnext) {
 		rnext = r->next;
 		free(r);
@@ -854,6 +870,192 @@ fwd_route_foreach(struct fwd *f,
 	}
 }
 
+/* Automatic routes. */
+
+static struct fwd_auto **
+auto_bucket(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN])
+{
+	return &f->atab[mix64(mac_hash(mac) ^ f->auto_seed) &
+	    (f->atab_nb - 1)];
+}
+
+static struct fwd_auto *
+auto_find(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN])
+{
+	struct fwd_auto	*a;
+
+	if (f->atab_nb == 0)
+		return NULL;
+	for (a = *auto_bucket(f, mac); a != NULL; a = a->hnext)
+		if (memcmp(a->mac, mac, ETHER_ADDR_LEN) == 0)
+			return a;
+	return NULL;
+}
+
+/* Best effort past the first table, like port_table_grow(). */
+static int
+auto_grow(struct fwd *f)
+{
+	struct fwd_auto	**ot = f->atab, *a, *an;
+	size_t		  onb = f->atab_nb, nb, i;
+
+	if (f->nauto < f->atab_nb || f->atab_nb > SIZE_MAX / 2 /
+	    sizeof(*ot))
+		return 0;
+	nb = onb != 0 ? onb * 2 : 64;
+	if ((f->atab = calloc(nb, sizeof(*f->atab))) == NULL) {
+		f->atab = ot;
+		return onb != 0 ? 0 : -1;
+	}
+	f->atab_nb = nb;
+	for (i = 0; i < onb; i++)
+		for (a = ot[i]; a != NULL; a = an) {
+			an = a->hnext;
+			a->hnext = *auto_bucket(f, a->mac);
+			*auto_bucket(f, a->mac) = a;
+		}
+	free(ot);
+	return 0;
+}
+
+void
+fwd_auto_on(struct fwd *f, int on)
+{
+	f->auto_on = on != 0;
+}
+
+int
+fwd_auto_set(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN],
+    enum fwd_kind kind, const char *name)
+{
+	struct fwd_auto	*a, **bp;
+	struct fwd_port	*p;
+
+	if ((a = auto_find(f, mac)) != NULL && a->port->kind == kind &&
+	    strcmp(a->port->name, name) == 0)
+		return 0;
+	if ((p = fwd_port_ref(f, kind, name)) == NULL)
+		return -1;
+	if (a != NULL) {
+		fwd_port_unref(f, a->port);
+		a->port = p;
+		return 0;
+	}
+	if (auto_grow(f) == -1 || (a = calloc(1, sizeof(*a))) == NULL) {
+		fwd_port_unref(f, p);
+		return -1;
+	}
+	memcpy(a->mac, mac, ETHER_ADDR_LEN);
+	a->port = p;
+	bp = auto_bucket(f, mac);
+	a->hnext = *bp;
+	*bp = a;
+	f->nauto++;
+	return 0;
+}
+
+void
+fwd_auto_del(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN])
+{
+	struct fwd_auto	**ap, *a;
+
+	if (f->atab_nb == 0)
+		return;
+	for (ap = auto_bucket(f, mac); (a = *ap) != NULL; ap = &a->hnext)
+		if (memcmp(a->mac, mac, ETHER_ADDR_LEN) == 0) {
+			*ap = a->hnext;
+			fwd_port_unref(f, a->port);
+			free(a);
+			f->nauto--;
+			return;
+		}
+}
+
+void
+fwd_auto_clear(struct fwd *f)
+{
+	struct fwd_auto	*a, *an;
+	size_t		 i;
+
+	for (i = 0; i < f->atab_nb; i++) {
+		for (a = f->atab[i]; a != NULL; a = an) {
+			an = a->hnext;
+			fwd_port_unref(f, a->port);
+			free(a);
+		}
+		f->atab[i] = NULL;
+	}
+	f->nauto = 0;
+}
+
+size_t
+fwd_auto_count(const struct fwd *f)
+{
+	return f->nauto;
+}
+
+struct fwd_port *
+fwd_auto_get(struct fwd *f, const uint8_t mac[ETHER_ADDR_LEN])
+{
+	struct fwd_auto	*a = auto_find(f, mac);
+
+	return a != NULL ? a->port : NULL;
+}
+
+void
+fwd_auto_foreach(struct fwd *f, void (*cb)(const uint8_t *,
+    const struct fwd_port *, void *), void *arg)
+{
+	struct fwd_auto	*a, *an;
+	size_t		 i;
+
+	for (i = 0; i < f->atab_nb; i++)
+		for (a = f->atab[i]; a != NULL; a = an) {
+			an = a->hnext;
+			cb(a->mac, a->port, arg);
+		}
+}
+
+void
+fwd_port_set_flood(struct fwd_port *p, int on)
+{
+	p->noflood = !on;
+}
+
+int
+fwd_port_flood(const struct fwd_port *p)
+{
+	return !p->noflood;
+}
+
+/*
+ * A frame no rule matched, with automatic routes on: the count of ports,
+ * or SIZE_MAX when they have no say (a unicast MAC without a route).
+ */
+static size_t
+auto_decide(struct fwd *f, const uint8_t *dst, struct fwd_port *in,
+    enum fwd_how *how)
+{
+	struct fwd_auto	*a;
+	size_t		 i, n = 0;
+
+	if (ether_is_multicast(dst)) {
+		for (i = 0; i < f->nports; i++)
+			if (f->ports[i] != in && f->ports[i]->owner != NULL &&
+			    !f->ports[i]->noflood)
+				f->out[n++] = f->ports[i];
+	} else {
+		if ((a = auto_find(f, dst)) == NULL)
+			return SIZE_MAX;
+		if (a->port != in && a->port->owner != NULL)
+			f->out[n++] = a->port;
+	}
+	*how = FWD_AUTO;
+	if (n > 0)
+		f->stats.auto_hits++;
+	return n;
+}
+
 /* Decisions. */
 
 struct decision {
@@ -940,14 +1142,9 @@ fwd_decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
 		*how = FWD_RULE;
 		return d.n;
 	}
-	if (!d.hairpin && f->auto_fn != NULL && (d.n = f->auto_fn(f->auto_arg,
-	    dst, src, in, f->out, f->nports)) > 0) {
-		*how = FWD_AUTO;
-		if (d.n == FWD_AUTO_DROP)
-			return 0;
-		f->stats.auto_hits++;
+	if (!d.hairpin && f->auto_on && (d.n = auto_decide(f, dst, in,
+	    how)) != SIZE_MAX)
 		return d.n;
-	}
 	if (d.hairpin || !f->learn) {
 		/* A rule sending it back where it came from covers it too. */
 		if (!f->learn)
@@ -1059,13 +1256,6 @@ fwd_seen(struct fwd *f, uint32_t origin, uint32_t seq, const uint8_t *eth,
 	f->seen_b[b] = f->seen_pos;
 	f->seen_pos = (f->seen_pos + 1) % SEEN_MAX;
 	return 0;
-}
-
-void
-fwd_set_auto(struct fwd *f, fwd_auto_fn fn, void *arg)
-{
-	f->auto_fn = fn;
-	f->auto_arg = arg;
 }
 
 void

@@ -25,12 +25,26 @@ fwd_show_route_cb(const struct stmt_match *src, const struct stmt_match *dst,
 	    fwd_port_owner(port) != NULL ? "yes" : "no");
 }
 
+static void
+fwd_show_auto_cb(const uint8_t mac[ETHER_ADDR_LEN], const struct fwd_port *port,
+    void *arg)
+{
+	struct evbuffer	*out = arg;
+	char		 m[ETHER_ADDR_STRLEN];
+
+	if (fwd_port_kind(port) == FWD_LINK)
+		evbuffer_add_printf(out, "any\t%s\tlink\t%s\t%s\tauto\n",
+		    ether_format(mac, m), fwd_port_name(port),
+		    fwd_port_owner(port) != NULL ? "yes" : "no");
+}
+
 void
 fwd_show_routes(struct fwd *f, struct evbuffer *out)
 {
 	evbuffer_add_printf(out, "%%columns src\tdst\ttarget\tname\tactive\t"
 	    "kind\n");
 	fwd_route_foreach(f, fwd_show_route_cb, out);
+	fwd_auto_foreach(f, fwd_show_auto_cb, out);
 }
 
 static void

@@ -23,7 +23,6 @@
 #include "link.h"
 #include "log.h"
 #include "out.h"
-#include "routing.h"
 #include "sw.h"
 
 /*
@@ -294,10 +293,7 @@ http_show(struct vnetd *d, const char *line, struct evbuffer *reply,
 	}
 	if (st.show == STMT_SHOW_LINK)
 		return vnetd_show_link(d, st.name, reply, err, errlen);
-	if (st.show == STMT_SHOW_TRAFFIC_TOPOLOGY)
-		routing_show(d->routing, &st, reply);
-	else
-		vnetd_show(d, st.show, reply);
+	vnetd_show(d, &st, reply);
 	return 0;
 }
 

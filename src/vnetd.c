@@ -27,7 +27,7 @@
 #include "paths.h"
 #include "priv.h"
 #include "reload.h"
-#include "routing.h"
+#include "routing_daemon.h"
 
 /*
  * The layers above the daemon: reload (and SIGHUP), the control plane, the
@@ -41,6 +41,7 @@
 struct upper {
 	struct vnetd	*d;
 	struct event	*hup;
+	struct http	*http;		/* the status server, or NULL */
 };
 
 static void
@@ -66,11 +67,11 @@ upper_reload_start(void *arg)
 }
 
 static void
-upper_reload_show(void *arg, enum stmt_show what, struct evbuffer *out)
+upper_reload_show(void *arg, const struct stmt *st, struct evbuffer *out)
 {
 	struct upper	*u = arg;
 
-	if (what == STMT_SHOW_CONFIG)
+	if (st->show == STMT_SHOW_CONFIG)
 		reload_show_note(u->d, out);
 }
 
@@ -92,96 +93,12 @@ upper_reload_free(void *arg)
 	u->hup = NULL;
 }
 
-static int
-upper_routing_apply(void *arg, const struct stmt *st, char *err,
-    size_t errlen)
-{
-	struct upper	*u = arg;
-
-	return routing_apply(u->d->routing, st, err, errlen);
-}
-
-static uint16_t
-upper_routing_caps(void *arg)
-{
-	struct upper	*u = arg;
-
-	return routing_caps(u->d->routing);
-}
-
-static int
-upper_routing_start(void *arg)
-{
-	struct upper	*u = arg;
-
-	return routing_start(u->d->routing);
-}
-
 static void
-upper_routing_show(void *arg, enum stmt_show what, struct evbuffer *out)
-{
-	struct upper	*u = arg;
-	struct stmt	 st;
-
-	switch (what) {
-	case STMT_SHOW_ROUTES:
-		routing_show_routes(u->d->routing, out);
-		break;
-	case STMT_SHOW_MACS:
-		routing_show_macs(u->d->routing, out);
-		break;
-	case STMT_SHOW_STATS:
-		routing_show_stats(u->d->routing, out);
-		break;
-	case STMT_SHOW_NODES:
-	case STMT_SHOW_TOPOLOGY:
-	case STMT_SHOW_TRAFFIC:
-	case STMT_SHOW_TRAFFIC_NODES:
-	case STMT_SHOW_TRAFFIC_TOPOLOGY:
-	case STMT_SHOW_ADAPT:
-		memset(&st, 0, sizeof(st));
-		st.kind = STMT_SHOW;
-		st.show = what;
-		st.num = STMT_THRESHOLD_DEFAULT;
-		routing_show(u->d->routing, &st, out);
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-upper_routing_config(void *arg, void (*cb)(const struct stmt *, void *),
-    void *cbarg)
+upper_control_show(void *arg, const struct stmt *st, struct evbuffer *out)
 {
 	struct upper	*u = arg;
 
-	routing_config(u->d->routing, cb, cbarg);
-}
-
-static int
-upper_routing_link_made(void *arg, const struct link *l)
-{
-	struct upper	*u = arg;
-
-	return routing_link_auto(u->d->routing, l);
-}
-
-static void
-upper_routing_free(void *arg)
-{
-	struct upper	*u = arg;
-
-	routing_free(u->d->routing);
-	u->d->routing = NULL;
-}
-
-static void
-upper_control_show(void *arg, enum stmt_show what, struct evbuffer *out)
-{
-	struct upper	*u = arg;
-
-	if (what == STMT_SHOW_STATS && u->d->control != NULL)
+	if (st->show == STMT_SHOW_STATS && u->d->control != NULL)
 		control_show_stats(u->d->control, out);
 }
 
@@ -200,11 +117,11 @@ upper_http_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
 {
 	struct upper	*u = arg;
 
-	if (u->d->http != NULL) {
+	if (u->http != NULL) {
 		snprintf(err, errlen, "http: given twice");
 		return -1;
 	}
-	if ((u->d->http = http_new(u->d, st, err, errlen)) == NULL)
+	if ((u->http = http_new(u->d, st, err, errlen)) == NULL)
 		return -1;
 	return 0;
 }
@@ -215,8 +132,8 @@ upper_http_config(void *arg, void (*cb)(const struct stmt *, void *),
 {
 	struct upper	*u = arg;
 
-	if (u->d->http != NULL)
-		cb(http_conf(u->d->http), cbarg);
+	if (u->http != NULL)
+		cb(http_conf(u->http), cbarg);
 }
 
 static void
@@ -224,8 +141,8 @@ upper_http_stop(void *arg)
 {
 	struct upper	*u = arg;
 
-	http_free(u->d->http);
-	u->d->http = NULL;
+	http_free(u->http);
+	u->http = NULL;
 }
 
 static void
@@ -262,53 +179,7 @@ upper_history_free(void *arg)
 	u->d->history = NULL;
 }
 
-/*
- * The links call up through their hooks (link.h), with the daemon as arg:
- * node records, links coming and going, and who made a link go to the
- * control plane; the rates in show links come from the history.
- */
-static int
-upper_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
-    const char **why)
-{
-	struct vnetd	*d = arg;
-
-	return routing_input(d->routing, l, p, n, why);
-}
-
-static void
-upper_link_up(void *arg, struct link *l)
-{
-	struct vnetd	*d = arg;
-
-	routing_link_up(d->routing, l);
-}
-
-static void
-upper_link_down(void *arg, struct link *l)
-{
-	struct vnetd	*d = arg;
-
-	routing_link_down(d->routing, l);
-}
-
-static int
-upper_link_shortcut(void *arg, const struct link *l)
-{
-	struct vnetd	*d = arg;
-
-	return routing_link_auto(d->routing, l);
-}
-
-static const char *
-upper_link_origin(void *arg, const struct link *l, char *trigger,
-    size_t len, const char **reason)
-{
-	struct vnetd	*d = arg;
-
-	return routing_link_origin(d->routing, l, trigger, len, reason);
-}
-
+/* The rates in show links come from the history. */
 static const char *
 upper_link_history(void *arg, const char *name, char *buf, size_t len)
 {
@@ -325,13 +196,6 @@ upper_add(struct upper *u, struct vnetd *d)
 		{ .name = "reload", .arg = u, .start = upper_reload_start,
 		  .show = upper_reload_show, .stop = upper_reload_stop,
 		  .free = upper_reload_free },
-		{ .name = "routing", .arg = u,
-		  .kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
-		  .nkinds = 3, .apply = upper_routing_apply,
-		  .caps = upper_routing_caps, .start = upper_routing_start, .show = upper_routing_show,
-		  .config = upper_routing_config,
-		  .link_made = upper_routing_link_made,
-		  .free = upper_routing_free },
 		{ .name = "control", .arg = u, .show = upper_control_show,
 		  .stop = upper_control_stop },
 		{ .name = "http", .arg = u, .kinds = { STMT_HTTP },
@@ -346,17 +210,13 @@ upper_add(struct upper *u, struct vnetd *d)
 
 	memset(u, 0, sizeof(*u));
 	u->d = d;
-	if ((d->routing = routing_new(d)) == NULL ||
-	    (d->history = history_new()) == NULL)
+	if ((d->history = history_new()) == NULL)
 		return -1;
+	/* reload, then the control plane, then the rest. */
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
-		if (vnetd_module_add(d, &mods[i]) == -1)
+		if (vnetd_module_add(d, &mods[i]) == -1 ||
+		    (i == 0 && routing_daemon_add(d) == -1))
 			return -1;
-	d->links.hooks.node = upper_link_node;
-	d->links.hooks.up = upper_link_up;
-	d->links.hooks.down = upper_link_down;
-	d->links.hooks.origin = upper_link_origin;
-	d->links.hooks.shortcut = upper_link_shortcut;
 	d->links.hooks.history = upper_link_history;
 	d->links.hooks.history_columns = HISTORY_COLUMNS;
 	return 0;

@@ -61,11 +61,11 @@ fake_tick(void *arg)
 }
 
 static void
-fake_show(void *arg, enum stmt_show what, struct evbuffer *out)
+fake_show(void *arg, const struct stmt *st, struct evbuffer *out)
 {
 	struct fake	*f = arg;
 
-	evbuffer_add_printf(out, "%s %d\n", f->name, (int)what);
+	evbuffer_add_printf(out, "%s %d\n", f->name, (int)st->show);
 }
 
 static const char *
@@ -198,12 +198,12 @@ START_TEST(show_after_the_daemon)
 	ck_assert_int_eq(vnetd_init(&d), 0);
 	fake_add(&d, &a, "a", tr, sizeof(tr), STMT_HTTP);
 	fake_add(&d, &b, "b", tr, sizeof(tr), STMT_ROUTING);
-	vnetd_show(&d, STMT_SHOW_NODES, out);
+	vnetd_show_what(&d, STMT_SHOW_NODES, out);
 	snprintf(want, sizeof(want), "a %d\nb %d\n", STMT_SHOW_NODES,
 	    STMT_SHOW_NODES);
 	ck_assert_str_eq(text(out), want);
 	evbuffer_drain(out, evbuffer_get_length(out));
-	vnetd_show(&d, STMT_SHOW_STATS, out);
+	vnetd_show_what(&d, STMT_SHOW_STATS, out);
 	s = text(out);
 	ck_assert_msg(strncmp(s, "%columns name\tvalue\n", 20) == 0, "%s", s);
 	snprintf(want, sizeof(want), "\na %d\nb %d\n", STMT_SHOW_STATS,
@@ -211,7 +211,7 @@ START_TEST(show_after_the_daemon)
 	ck_assert_str_eq(s + strlen(s) - strlen(want), want);
 	/* Columns the modules add follow the interface's own, in order. */
 	evbuffer_drain(out, evbuffer_get_length(out));
-	vnetd_show(&d, STMT_SHOW_INTERFACES, out);
+	vnetd_show_what(&d, STMT_SHOW_INTERFACES, out);
 	snprintf(want, sizeof(want), "%%columns name\ttype\tdev\tstate\t"
 	    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 	    "capture_drops" "ab\n" "a %d\nb %d\n", STMT_SHOW_INTERFACES,

@@ -1,0 +1,55 @@
+/*
+ * What the control plane (routing.h) is given by whoever runs it: the
+ * daemon (routing_daemon.h), or a test that runs many in one process.
+ */
+#ifndef VNET_ROUTING_ENV_H
+#define VNET_ROUTING_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+struct stmt;
+
+/*
+ * What the control plane needs from below, each with arg.  A link is the
+ * env's handle, given with routing_link_up().
+ */
+struct routing_env {
+	void		*arg;
+	/* Monotonic ms (timers, ages); the wall clock in ms (sequences). */
+	uint64_t	 (*now_ms)(void *arg);
+	uint64_t	 (*wall_ms)(void *arg);
+	/* Call routing_poll() in delay_ms (replacing the last request). */
+	void		 (*arm)(void *arg, uint64_t delay_ms);
+	/* Sends one message (a record) on link: 0, or -1 when not sent. */
+	int		 (*send)(void *arg, void *link, const uint8_t *p,
+			    size_t n);
+	uint32_t	 (*rtt_us)(void *arg, void *link);	/* 0: unknown */
+	/* 1 while link is still up (after a link that was up is gone). */
+	int		 (*alive)(void *arg, void *link);
+	/* How many local interfaces there are (each gets a share of MACs). */
+	size_t		 (*ifaces)(void *arg);
+	/* This node's listeners' addresses ("HOST:PORT"), at most max. */
+	size_t		 (*addrs)(void *arg, char (*out)[NODE_ADDR_MAX + 1],
+			    size_t max);
+	/* 1 if a configured link (one with an address to dial) is named so. */
+	int		 (*configured)(void *arg, const char *name);
+	/* Shortcuts: a statement as from vnetctl (link, del-link). */
+	int		 (*apply)(void *arg, const struct stmt *, char *err,
+			    size_t errlen);
+	/* 1 if links are to be dialled over TLS. */
+	int		 (*tls)(void *arg);
+};
+
+/* What a link that came up is (routing_link_up()). */
+struct routing_link {
+	void		*link;		/* the env's handle */
+	const char	*name;		/* the link's name (its port's) */
+	const char	*peer;		/* its node, NULL: no control plane */
+	int		 configured;	/* we dial it */
+	int		 shortcut;	/* the peer dialled it as a shortcut */
+};
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * The control plane's state, shared by its files (routing.h lists them);
+ * nothing outside src/routing*.c and src/shortcut.c includes this.
+ */
+#ifndef VNET_ROUTING_IMPL_H
+#define VNET_ROUTING_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ether.h"
+#include "node.h"
+#include "routing_env.h"
+#include "stmt.h"
+
+struct adapt;
+struct nodedb;
+struct shortcut;
+struct spf;
+struct traffic;
+
+#define ROUTING_MAC_BUCKETS	1024
+#define ROUTING_LOG_EVERY_MS	1000	/* refusals logged at most this often */
+
+/* A link that is up, as the control plane knows it. */
+struct routing_nbr {
+	void		*link;				/* the env's handle */
+	char		 name[STMT_NAME_MAX + 1];	/* the link's */
+	char		 peer[NODE_NAME_MAX + 1];	/* "": no control plane */
+	int		 configured;
+	int		 shortcut;	/* the peer dialled it as one */
+	int		 tree;		/* on the broadcast tree */
+};
+
+/* A MAC this node claims: a source seen on one of its interfaces. */
+struct routing_lmac {
+	struct routing_lmac	*next;
+	uint8_t			 mac[ETHER_ADDR_LEN];
+	uint32_t		 version;
+	struct fwd_port		*port;		/* the interface's, referenced */
+	uint64_t		 seen_ms;
+};
+
+/* How many local MACs an interface (its forwarding port) holds. */
+struct routing_share {
+	const struct fwd_port	*port;
+	size_t			 n;
+};
+
+/* A MAC another node claims, and the link toward it ("": none). */
+struct routing_rmac {
+	struct routing_rmac	*next;
+	uint8_t			 mac[ETHER_ADDR_LEN];
+	uint32_t		 version;
+	char			 owner[NODE_NAME_MAX + 1];
+	char			 via[STMT_NAME_MAX + 1];
+};
+
+struct routing_stats {
+	uint64_t	records_in, records_out, bytes_out, records_skipped;
+	uint64_t	malformed, refused, seq_ahead;
+	uint64_t	macs_refused;	/* local table full */
+	uint64_t	claims;		/* MACs taken over from another node */
+	uint64_t	moved_away;	/* local MACs another node claimed */
+	uint64_t	conflicts;	/* ... while still sending here */
+	uint64_t	originated;
+	uint64_t	recomputed;
+};
+
+struct routing {
+	struct routing_env	 env;
+	struct fwd		*fwd;
+	char			 node[NODE_NAME_MAX + 1];
+	uint32_t		 seed;		/* of the MAC tables */
+	int			 on, started;
+	int			 running;	/* routing_start() was called */
+	unsigned int		 refresh;	/* s; 0: the default */
+	int			 has_advertise;
+	struct stmt_hostport	 advertise;
+
+	struct nodedb		*db;
+	struct spf		*spf;
+	struct traffic		*tm;
+	struct node_rec		*rec;		/* decode and encode scratch */
+	uint8_t			*enc;		/* NODE_RECORD_MAX */
+
+	uint64_t		 seq;
+	uint64_t		 last_orig_ms;
+	uint64_t		 orig_not_before;	/* ms */
+	uint64_t		 traffic_sent;	/* traffic_version() then */
+	int			 traffic_moving;	/* rates > 0 when sent */
+
+	/* Timers: when each is due (ms), 0 for never; armed: asked for. */
+	uint64_t		 orig_at, compute_at, late_at, tick_at;
+	uint64_t		 armed_at;
+
+	struct routing_nbr	*nbrs;
+	size_t			 nnbrs, nbrcap;
+
+	struct routing_lmac	*local[ROUTING_MAC_BUCKETS];
+	size_t			 nlocal;
+	struct routing_share	*shares;	/* per interface holding MACs */
+	size_t			 nshares, sharecap;
+	struct routing_rmac	*routes[ROUTING_MAC_BUCKETS];
+	size_t			 nroutes;
+
+	struct routing_stats	 st;
+	struct shortcut		*sc;		/* shortcuts (shortcut.h) */
+	uint32_t		 digest;	/* of the routes and the tree */
+	uint64_t		 changed_ms;	/* when that last changed */
+	uint64_t		 logged_ms[16];	/* by kind of refusal */
+};
+
+/* routing.c */
+uint64_t	 routing_now(const struct routing *);
+void		 routing_schedule(struct routing *);
+int		 routing_may_log(struct routing *, unsigned int kind);
+unsigned int	 routing_refresh_s(const struct routing *);
+struct routing_nbr *routing_nbr_find(struct routing *, void *link);
+/* The up link whose peer is node name and that is not draining, or NULL. */
+struct routing_nbr *routing_nbr_to(struct routing *, const char *name);
+
+/* routing_flood.c */
+void		 routing_flood_soon(struct routing *, uint64_t delay_ms);
+void		 routing_flood_originate(struct routing *);
+void		 routing_flood_send(struct routing *, struct routing_nbr *,
+		    const uint8_t *p, size_t n);
+void		 routing_flood_all_but(struct routing *, void *except,
+		    const uint8_t *p, size_t n);
+void		 routing_flood_exchange(struct routing *, struct routing_nbr *);
+int		 routing_flood_input(struct routing *, struct routing_nbr *,
+		    const uint8_t *p, size_t n, const char **why);
+void		 routing_flood_late(struct routing *);
+void		 routing_flood_tick(struct routing *);
+
+/* routing_mac.c */
+unsigned int	 routing_mac_bucket(const struct routing *, const uint8_t *mac);
+struct routing_lmac *routing_mac_local(struct routing *, const uint8_t *mac);
+struct routing_rmac *routing_mac_remote(struct routing *, const uint8_t *mac);
+/* One remote claim, with the link toward its owner (NULL: none). */
+void		 routing_mac_claim(struct routing *, const char *owner,
+		    const struct node_mac *, const char *via);
+/* The MAC's automatic route, from what is known now. */
+void		 routing_mac_install(struct routing *, const uint8_t *mac);
+/* Takes the remote table, leaving an empty one (to be filled anew). */
+void		 routing_mac_swap(struct routing *, struct routing_rmac **old);
+/* Frees a table taken, installing each MAC's route anew. */
+void		 routing_mac_settle(struct routing *, struct routing_rmac **old);
+void		 routing_mac_seen(struct routing *, struct fwd_port *in,
+		    const uint8_t *src, uint64_t now);
+void		 routing_mac_age(struct routing *, uint64_t now);
+void		 routing_mac_free(struct routing *);
+
+/* routing_path.c */
+void		 routing_path_soon(struct routing *);
+void		 routing_path_compute(struct routing *);
+/* A link's place in the broadcast set, from what is known now. */
+void		 routing_path_flood(struct routing *, struct routing_nbr *);
+
+#endif

@@ -1,0 +1,330 @@
+/* The control plane as a module of the daemon (routing_daemon.h). */
+#include <sys/time.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "daemon.h"
+#include "link.h"
+#include "listen.h"
+#include "routing.h"
+#include "routing_daemon.h"
+#include "shortcut.h"
+#include "sw.h"
+#include "wire.h"
+
+struct routing_daemon {
+	struct vnetd	*d;
+	struct routing	*r;
+	struct event	*ev;		/* routing_poll() */
+};
+
+/* The env: what the control plane may ask of the daemon. */
+
+static uint64_t
+rd_now(void *arg)
+{
+	(void)arg;
+	return clock_now_ms();
+}
+
+static uint64_t
+rd_wall(void *arg)
+{
+	struct timespec	 ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+rd_arm(void *arg, uint64_t delay_ms)
+{
+	struct routing_daemon	*rd = arg;
+	struct timeval		 tv;
+
+	if (rd->ev == NULL)
+		return;
+	tv.tv_sec = (time_t)(delay_ms / 1000);
+	tv.tv_usec = (suseconds_t)(delay_ms % 1000 * 1000);
+	evtimer_add(rd->ev, &tv);
+}
+
+static int
+rd_send(void *arg, void *link, const uint8_t *p, size_t n)
+{
+	(void)arg;
+	return link_send_node(link, p, n);
+}
+
+static uint32_t
+rd_rtt(void *arg, void *link)
+{
+	(void)arg;
+	return link_rtt_us(link);
+}
+
+static int
+rd_alive(void *arg, void *link)
+{
+	struct routing_daemon	*rd = arg;
+	struct link		*l;
+
+	TAILQ_FOREACH(l, &rd->d->links.list, entry)
+		if ((void *)l == link)
+			return l->state == LINK_UP;
+	return 0;
+}
+
+static size_t
+rd_ifaces(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+	size_t			 n = 0;
+
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
+		n++;
+	return n;
+}
+
+struct rd_addrs {
+	char		(*out)[NODE_ADDR_MAX + 1];
+	size_t		 n, max;
+};
+
+static void
+rd_addr_cb(const struct stmt *st, void *arg)
+{
+	struct rd_addrs	*a = arg;
+
+	if (st->kind == STMT_LISTEN && a->n < a->max)
+		stmt_hostport_format(&st->addr, a->out[a->n++],
+		    NODE_ADDR_MAX + 1);
+}
+
+static size_t
+rd_addrs(void *arg, char (*out)[NODE_ADDR_MAX + 1], size_t max)
+{
+	struct routing_daemon	*rd = arg;
+	struct rd_addrs		 a = { out, 0, max };
+
+	listen_config(&rd->d->listeners, rd_addr_cb, &a);
+	return a.n;
+}
+
+static int
+rd_configured(void *arg, const char *name)
+{
+	struct routing_daemon	*rd = arg;
+	struct link		*l;
+
+	return (l = link_find(&rd->d->links, name)) != NULL && l->configured;
+}
+
+static int
+rd_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
+{
+	struct routing_daemon	*rd = arg;
+
+	return vnetd_apply(rd->d, st, 1, err, errlen);
+}
+
+static int
+rd_tls(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	return rd->d->tls_cert[0] != '\0';
+}
+
+static void
+rd_timer_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	(void)fd;
+	(void)ev;
+	routing_poll(rd->r);
+}
+
+/* The switch's hook: a guest's frame, before forwarding. */
+static void
+rd_guest_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
+{
+	struct routing_daemon	*rd = arg;
+
+	routing_guest_frame(rd->r, p->fp, eth, len);
+}
+
+/* The links' hooks. */
+
+static int
+rd_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
+    const char **why)
+{
+	struct routing_daemon	*rd = arg;
+
+	return routing_input(rd->r, l, p, n, why);
+}
+
+static void
+rd_link_up(void *arg, struct link *l)
+{
+	struct routing_daemon	*rd = arg;
+	struct routing_link	 rl;
+
+	rl.link = l;
+	rl.name = l->name;
+	rl.peer = link_node_peer(l);
+	rl.configured = l->configured;
+	rl.shortcut = link_peer_shortcut(l);
+	routing_link_up(rd->r, &rl);
+}
+
+static void
+rd_link_down(void *arg, struct link *l)
+{
+	struct routing_daemon	*rd = arg;
+
+	routing_link_down(rd->r, l);
+}
+
+static const char *
+rd_link_origin(void *arg, const struct link *l, char *trigger, size_t len,
+    const char **reason)
+{
+	struct routing_daemon	*rd = arg;
+
+	return shortcut_origin(rd->r, l->name, l->configured, trigger, len,
+	    reason);
+}
+
+/* The module's hooks. */
+
+static int
+rd_mod_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
+{
+	struct routing_daemon	*rd = arg;
+
+	return routing_apply(rd->r, st, err, errlen);
+}
+
+static uint16_t
+rd_mod_caps(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	return routing_on(rd->r) ? WIRE_CAP_NODES : 0;
+}
+
+static int
+rd_mod_start(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	if (routing_on(rd->r) &&
+	    (rd->ev = evtimer_new(rd->d->base, rd_timer_cb, rd)) == NULL)
+		return -1;
+	return routing_start(rd->r, rd->d->node);
+}
+
+static void
+rd_mod_show(void *arg, const struct stmt *st, struct evbuffer *out)
+{
+	struct routing_daemon	*rd = arg;
+
+	switch (st->show) {
+	case STMT_SHOW_MACS:
+		routing_show_macs(rd->r, out);
+		break;
+	case STMT_SHOW_STATS:
+		routing_show_stats(rd->r, out);
+		break;
+	case STMT_SHOW_NODES:
+	case STMT_SHOW_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC:
+	case STMT_SHOW_TRAFFIC_NODES:
+	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_ADAPT:
+		routing_show(rd->r, st, out);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+rd_mod_config(void *arg, void (*cb)(const struct stmt *, void *),
+    void *cbarg)
+{
+	struct routing_daemon	*rd = arg;
+
+	routing_config(rd->r, cb, cbarg);
+}
+
+static int
+rd_mod_link_made(void *arg, const struct link *l)
+{
+	struct routing_daemon	*rd = arg;
+
+	return shortcut_made(rd->r, l->name, l->configured);
+}
+
+static void
+rd_mod_free(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	if (rd->d->sw != NULL)
+		sw_set_hooks(rd->d->sw, NULL);
+	routing_free(rd->r);
+	if (rd->ev != NULL)
+		event_free(rd->ev);
+	free(rd);
+}
+
+int
+routing_daemon_add(struct vnetd *d)
+{
+	struct routing_daemon	*rd;
+	struct routing_env	 env = {
+		.now_ms = rd_now, .wall_ms = rd_wall, .arm = rd_arm,
+		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
+		.ifaces = rd_ifaces, .addrs = rd_addrs,
+		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
+	};
+	struct vnetd_module	 m = {
+		.name = "routing",
+		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
+		.nkinds = 3, .apply = rd_mod_apply, .caps = rd_mod_caps,
+		.start = rd_mod_start, .show = rd_mod_show,
+		.config = rd_mod_config, .link_made = rd_mod_link_made,
+		.link_input = rd_link_node, .link_up = rd_link_up,
+		.link_down = rd_link_down, .link_origin = rd_link_origin,
+		.free = rd_mod_free,
+	};
+	struct sw_hooks		 hooks;
+
+	if ((rd = calloc(1, sizeof(*rd))) == NULL)
+		return -1;
+	rd->d = d;
+	env.arg = rd;
+	m.arg = rd;
+	if ((rd->r = routing_new(&env, d->fwd)) == NULL ||
+	    vnetd_module_add(d, &m) == -1) {
+		routing_free(rd->r);
+		free(rd);
+		return -1;
+	}
+	hooks.guest_frame = rd_guest_frame;
+	hooks.arg = rd;
+	sw_set_hooks(d->sw, &hooks);
+	return 0;
+}

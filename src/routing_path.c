@@ -1,0 +1,153 @@
+/*
+ * The path computation (spf.h over the records held) and its result, put
+ * where the data path reads it: each MAC's automatic route (through
+ * routing_mac.c, only what changed) and the links of the broadcast tree
+ * (fwd_port_set_flood()).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fwd.h"
+#include "hash.h"
+#include "log.h"
+#include "node.h"
+#include "nodedb.h"
+#include "routing.h"
+#include "routing_impl.h"
+#include "spf.h"
+
+void
+routing_path_soon(struct routing *r)
+{
+	if (!r->on || !r->started || r->compute_at != 0)
+		return;
+	r->compute_at = routing_now(r);
+	if (r->compute_at == 0)
+		r->compute_at = 1;
+	routing_schedule(r);
+}
+
+/*
+ * In the automatic broadcast set: a link to a peer without the control
+ * plane (it floods as a learning switch would), or a tree link.
+ */
+void
+routing_path_flood(struct routing *r, struct routing_nbr *n)
+{
+	struct fwd_port	*fp;
+
+	if ((fp = fwd_port_find(r->fwd, FWD_LINK, n->name)) != NULL)
+		fwd_port_set_flood(fp, n->peer[0] == '\0' || n->tree);
+}
+
+/* Remembers when the routes, the reachable nodes or the tree changed. */
+static void
+note_change(struct routing *r)
+{
+	struct routing_rmac	*m;
+	uint32_t		 h = HASH_FNV_BASIS;
+	size_t			 i;
+
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
+		for (m = r->routes[i]; m != NULL; m = m->next) {
+			h = hash_fnv1a(h, m->mac, ETHER_ADDR_LEN);
+			h = hash_fnv1a(h, m->owner, strlen(m->owner));
+			h = hash_fnv1a(h, m->via, strlen(m->via) + 1);
+		}
+	for (i = 0; i < r->nnbrs; i++)
+		if (r->nbrs[i].tree)
+			h = hash_fnv1a(h, r->nbrs[i].name,
+			    strlen(r->nbrs[i].name) + 1);
+	for (i = 0; i < spf_count(r->spf); i++)
+		if (spf_reachable(r->spf, (int)i))
+			h = hash_fnv1a(h, spf_name(r->spf, (int)i),
+			    strlen(spf_name(r->spf, (int)i)) + 1);
+	if (h != r->digest) {
+		r->digest = h;
+		r->changed_ms = routing_now(r);
+		log_debug("routing: %zu nodes, %zu routes to guests",
+		    nodedb_count(r->db), r->nroutes);
+	}
+}
+
+/* The graph: the records' nodes in the database's order, then us. */
+static int
+graph(struct routing *r)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+	size_t		 i, k;
+	int		 self, to;
+
+	spf_clear(r->spf);
+	/*
+	 * A link to a name without a record is left out: it could never be
+	 * two-way, and peers choose those names, so they must not grow the
+	 * graph.
+	 */
+	for (i = 0; i < nodedb_count(r->db); i++)
+		if (spf_node(r->spf, nodedb_at(r->db, i)->name) != (int)i)
+			return -1;
+	if ((self = spf_node(r->spf, r->node)) == -1)
+		return -1;
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		for (k = 0; k < r->rec->nlinks; k++) {
+			to = nodedb_index(r->db, r->rec->links[k].name);
+			if (to == -1 &&
+			    strcmp(r->rec->links[k].name, r->node) == 0)
+				to = self;
+			if (to != -1 && spf_link(r->spf, (int)i, to,
+			    r->rec->links[k].rtt_us) == -1)
+				return -1;
+		}
+	}
+	return spf_run(r->spf, self);
+}
+
+void
+routing_path_compute(struct routing *r)
+{
+	struct routing_rmac	*old[ROUTING_MAC_BUCKETS];
+	const struct nodedb_entry *e;
+	struct routing_nbr	*via, *n;
+	const char		*why;
+	size_t			 i, k;
+	int			 idx, hop;
+
+	r->st.recomputed++;
+	routing_mac_swap(r, old);
+	if (graph(r) == -1) {
+		log_warnx("routing: out of memory computing paths");
+		spf_clear(r->spf);
+		routing_mac_settle(r, old);
+		return;
+	}
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		idx = (int)i;	/* the graph's nodes are in the records' order */
+		if (e->self || !spf_reachable(r->spf, idx))
+			continue;
+		hop = spf_next_hop(r->spf, idx);
+		via = hop != SPF_NONE ? routing_nbr_to(r, spf_name(r->spf,
+		    hop)) : NULL;
+		if (via == NULL ||
+		    node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		for (k = 0; k < r->rec->nmacs; k++)
+			routing_mac_claim(r, e->name, &r->rec->macs[k],
+			    via->name);
+	}
+	routing_mac_settle(r, old);
+	for (i = 0; i < r->nnbrs; i++) {
+		n = &r->nbrs[i];
+		n->tree = n->peer[0] != '\0' &&
+		    (idx = spf_find(r->spf, n->peer)) != SPF_NONE &&
+		    spf_tree_link(r->spf, idx);
+		routing_path_flood(r, n);
+	}
+	note_change(r);
+}

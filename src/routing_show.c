@@ -1,0 +1,271 @@
+/*
+ * The control plane's show tables: nodes, topology, the traffic matrix and
+ * its inferred application topology; rows of show macs.  (show adapt is
+ * shortcut.c's, show routes forwarding's: fwd_show_routes().)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "fwd.h"
+#include "node.h"
+#include "nodedb.h"
+#include "routing.h"
+#include "routing_impl.h"
+#include "shortcut.h"
+#include "spf.h"
+
+
+static void
+show_nodes(struct routing *r, struct evbuffer *out)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+	uint64_t	 now = routing_now(r);
+	size_t		 i, k;
+	int		 idx;
+
+	evbuffer_add_printf(out, "%%columns node\tseq\tage\tlifetime\t"
+	    "reachable\thops\tlinks\tmacs\taddresses\n");
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		idx = spf_find(r->spf, e->name);
+		evbuffer_add_printf(out, "%s\t%llu\t%llu\t%u\t%s\t%u\t",
+		    e->name, (unsigned long long)e->seq,
+		    (unsigned long long)((now - e->received_ms) / 1000),
+		    e->lifetime, e->self ? "self" : idx != SPF_NONE &&
+		    spf_reachable(r->spf, idx) ? "yes" : "no",
+		    idx != SPF_NONE ? spf_hops(r->spf, idx) : 0);
+		for (k = 0; k < r->rec->nlinks; k++)
+			evbuffer_add_printf(out, "%s%s", k ? "," : "",
+			    r->rec->links[k].name);
+		evbuffer_add_printf(out, "%s\t%u\t", r->rec->nlinks ? "" : "-",
+		    r->rec->nmacs);
+		for (k = 0; k < r->rec->naddrs; k++)
+			evbuffer_add_printf(out, "%s%s", k ? "," : "",
+			    r->rec->addrs[k]);
+		evbuffer_add_printf(out, "%s\n", r->rec->naddrs ? "" : "-");
+	}
+}
+
+static void
+show_topology(struct routing *r, struct evbuffer *out)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+	size_t		 i, k;
+	int		 a, b;
+
+	evbuffer_add_printf(out, "%%columns node\tneighbour\trtt_ms\tstate\t"
+	    "tree\n");
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		a = spf_find(r->spf, e->name);
+		for (k = 0; k < r->rec->nlinks; k++) {
+			b = spf_find(r->spf, r->rec->links[k].name);
+			evbuffer_add_printf(out, "%s\t%s\t%.3f\t%s\t%s\n",
+			    e->name, r->rec->links[k].name,
+			    r->rec->links[k].rtt_us / 1000.0,
+			    a != SPF_NONE && b != SPF_NONE &&
+			    spf_two_way(r->spf, a, b) ? "two-way" : "one-way",
+			    a != SPF_NONE && b != SPF_NONE &&
+			    spf_reachable(r->spf, a) &&
+			    (spf_parent(r->spf, a) == b ||
+			    spf_parent(r->spf, b) == a) ? "yes" : "no");
+		}
+	}
+}
+
+static void
+show_rate(struct evbuffer *out, const struct node_rate *rt)
+{
+	/* Records carry bytes/s; shown in bit/s, as show links has them. */
+	evbuffer_add_printf(out, "\t%llu\t%llu\t%llu\t%llu\n",
+	    (unsigned long long)rt->bytes, (unsigned long long)rt->frames,
+	    (unsigned long long)rt->rate1 * 8,
+	    (unsigned long long)rt->rate10 * 8);
+}
+
+/* Every node's guest pairs, heaviest first. */
+struct trow {
+	char		 node[NODE_NAME_MAX + 1];
+	struct node_row	 row;
+};
+
+static int
+trow_cmp(const void *a, const void *b)
+{
+	const struct node_rate *x = &((const struct trow *)a)->row.r;
+	const struct node_rate *y = &((const struct trow *)b)->row.r;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return 0;
+}
+
+static size_t
+collect(struct routing *r, struct trow **rows)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+	struct trow	*t;
+	size_t		 i, k, n = 0;
+
+	*rows = NULL;
+	if ((t = reallocarray(NULL, nodedb_count(r->db) * NODE_ROWS_MAX + 1,
+	    sizeof(*t))) == NULL)
+		return 0;
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		for (k = 0; k < r->rec->nrows; k++) {
+			snprintf(t[n].node, sizeof(t[n].node), "%s", e->name);
+			t[n++].row = r->rec->rows[k];
+		}
+	}
+	qsort(t, n, sizeof(*t), trow_cmp);
+	*rows = t;
+	return n;
+}
+
+static void
+show_traffic(struct routing *r, struct evbuffer *out)
+{
+	struct trow	*t;
+	size_t		 i, n;
+	char		 a[ETHER_ADDR_STRLEN], b[ETHER_ADDR_STRLEN];
+
+	evbuffer_add_printf(out, "%%columns src\tdst\tnode\tbytes\tframes\t"
+	    "rate1\trate10\n");
+	n = collect(r, &t);
+	for (i = 0; i < n; i++) {
+		evbuffer_add_printf(out, "%s\t%s\t%s",
+		    ether_format(t[i].row.src, a),
+		    ether_format(t[i].row.dst, b), t[i].node);
+		show_rate(out, &t[i].row.r);
+	}
+	free(t);
+}
+
+static void
+show_traffic_nodes(struct routing *r, struct evbuffer *out)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+	size_t		 i, k;
+
+	evbuffer_add_printf(out, "%%columns src\tdst\tbytes\tframes\trate1\t"
+	    "rate10\n");
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		for (k = 0; k < r->rec->ndsts; k++) {
+			evbuffer_add_printf(out, "%s\t%s", e->name,
+			    r->rec->dsts[k].name);
+			show_rate(out, &r->rec->dsts[k].r);
+		}
+	}
+}
+
+/*
+ * VTTIF: the guest pairs' matrix normalised to its largest entry (bytes
+ * since counting began: rows of different nodes are sent at different
+ * moments, so their rates are not of one instant), pairs below the
+ * threshold pruned; what is left is the application's topology.
+ */
+static void
+show_traffic_topology(struct routing *r, unsigned int permille,
+    struct evbuffer *out)
+{
+	struct trow	*t;
+	size_t		 i, n;
+	uint64_t	 top = 0, v;
+	char		 a[ETHER_ADDR_STRLEN], b[ETHER_ADDR_STRLEN];
+
+	evbuffer_add_printf(out, "%%columns src\tdst\tweight\tbytes\t"
+	    "rate10\n");
+	n = collect(r, &t);
+	for (i = 0; i < n; i++)
+		if (!ether_is_multicast(t[i].row.dst) &&
+		    t[i].row.r.bytes > top)
+			top = t[i].row.r.bytes;
+	for (i = 0; top > 0 && i < n; i++) {
+		v = t[i].row.r.bytes;
+		if (ether_is_multicast(t[i].row.dst) ||
+		    v * 1000 < (uint64_t)permille * top)
+			continue;
+		evbuffer_add_printf(out, "%s\t%s\t%.3f\t%llu\t%llu\n",
+		    ether_format(t[i].row.src, a),
+		    ether_format(t[i].row.dst, b), (double)v / (double)top,
+		    (unsigned long long)v,
+		    (unsigned long long)t[i].row.r.rate10 * 8);
+	}
+	free(t);
+}
+
+void
+routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
+{
+	if (!r->on || !r->started) {
+		evbuffer_add_printf(out, "%%columns note\nrouting is static "
+		    "(no control plane)\n");
+		return;
+	}
+	switch (st->show) {
+	case STMT_SHOW_NODES:
+		show_nodes(r, out);
+		break;
+	case STMT_SHOW_TOPOLOGY:
+		show_topology(r, out);
+		break;
+	case STMT_SHOW_TRAFFIC:
+		show_traffic(r, out);
+		break;
+	case STMT_SHOW_TRAFFIC_NODES:
+		show_traffic_nodes(r, out);
+		break;
+	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+		show_traffic_topology(r, st->num, out);
+		break;
+	case STMT_SHOW_ADAPT:
+		shortcut_show(r, out);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+routing_show_macs(struct routing *r, struct evbuffer *out)
+{
+	struct routing_lmac	*lm;
+	struct routing_rmac	*rm;
+	uint64_t		 now;
+	size_t			 i;
+	char			 a[ETHER_ADDR_STRLEN];
+
+	if (!r->on || !r->started)
+		return;
+	now = routing_now(r);
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++) {
+		for (lm = r->local[i]; lm != NULL; lm = lm->next)
+			evbuffer_add_printf(out, "%s\tinterface\t%s\t%llu\t%s\t"
+			    "local\t%u\n", ether_format(lm->mac, a),
+			    fwd_port_name(lm->port),
+			    (unsigned long long)((now - lm->seen_ms) / 1000),
+			    r->node, lm->version);
+		for (rm = r->routes[i]; rm != NULL; rm = rm->next)
+			evbuffer_add_printf(out, "%s\tlink\t%s\t-\t%s\t"
+			    "control\t%u\n", ether_format(rm->mac, a),
+			    rm->via[0] != '\0' ? rm->via : "-", rm->owner,
+			    rm->version);
+	}
+}

@@ -1,0 +1,367 @@
+/* Shortcuts: adapt.h's decisions carried out on the links (shortcut.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "adapt.h"
+#include "log.h"
+#include "node.h"
+#include "nodedb.h"
+#include "routing_impl.h"
+#include "shortcut.h"
+#include "traffic.h"
+
+struct shortcut {
+	struct adapt	*adapt;		/* NULL without routing auto */
+	struct stmt	 conf;		/* as configured, for show config */
+	int		 set;
+};
+
+struct shortcut *
+shortcut_new(void)
+{
+	return calloc(1, sizeof(struct shortcut));
+}
+
+void
+shortcut_free(struct shortcut *sc)
+{
+	if (sc == NULL)
+		return;
+	adapt_free(sc->adapt);
+	free(sc);
+}
+
+static int
+ours(enum adapt_state s)
+{
+	return s == ADAPT_DIALING || s == ADAPT_UP || s == ADAPT_BELOW ||
+	    s == ADAPT_DRAINING;
+}
+
+static void
+shortcut_log(const char *line, void *arg)
+{
+	(void)arg;
+	log_info("%s", line);
+}
+
+static void
+shortcut_configure(struct shortcut *sc)
+{
+	const struct stmt *st = &sc->conf;
+	struct adapt_conf c;
+
+	c.shortcuts = st->flag;
+	c.threshold = st->rate ? st->rate / 8 : ADAPT_THRESHOLD_DEFAULT;
+	c.hold = st->adapt.hold ? st->adapt.hold : ADAPT_HOLD_DEFAULT;
+	c.idle = st->adapt.idle ? st->adapt.idle : ADAPT_IDLE_DEFAULT;
+	c.max = st->adapt.max ? st->adapt.max : ADAPT_MAX_DEFAULT;
+	adapt_set_conf(sc->adapt, &c);
+}
+
+int
+shortcut_start(struct routing *r)
+{
+	struct shortcut	*sc = r->sc;
+
+	r->running = 1;
+	if (!r->on) {
+		if (sc->set && sc->conf.flag)
+			log_warnx("adapt shortcuts: needs routing auto; "
+			    "ignored");
+		return 0;
+	}
+	if ((sc->adapt = adapt_new(r->node, shortcut_log, r)) == NULL)
+		return -1;
+	if (sc->set)
+		shortcut_configure(sc);
+	return 0;
+}
+
+int
+shortcut_apply(struct routing *r, const struct stmt *st, char *err,
+    size_t errlen)
+{
+	struct shortcut	*sc = r->sc;
+
+	if (st->adapt.verb != 0) {
+		/* A switch for run time: the file says shortcuts yes or no. */
+		if (!r->running) {
+			snprintf(err, errlen, "adapt %s: only at run time "
+			    "(vnetctl); the file sets adapt shortcuts yes|no",
+			    st->adapt.verb == STMT_ADAPT_OFF ? "off" : "on");
+			return -1;
+		}
+		if (sc->adapt == NULL) {
+			snprintf(err, errlen, "adapt: needs routing auto");
+			return -1;
+		}
+		adapt_pause(sc->adapt, st->adapt.verb == STMT_ADAPT_OFF);
+		log_info("adapt: %s", st->adapt.verb == STMT_ADAPT_OFF ?
+		    "off: shortcuts drain, none are made" : "on");
+		return 0;
+	}
+	sc->conf = *st;
+	sc->set = 1;
+	if (sc->adapt != NULL)
+		shortcut_configure(sc);
+	return 0;
+}
+
+int
+shortcut_draining(struct routing *r, const struct routing_nbr *n)
+{
+	return r->sc->adapt != NULL && n->configured &&
+	    adapt_draining(r->sc->adapt, n->name);
+}
+
+/* The up link of that name, or NULL. */
+static struct routing_nbr *
+nbr_named(struct routing *r, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nnbrs; i++)
+		if (strcmp(r->nbrs[i].name, name) == 0)
+			return &r->nbrs[i];
+	return NULL;
+}
+
+/* What links the pair has (see adapt.h). */
+static enum adapt_link
+classify(struct routing *r, const char *peer)
+{
+	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
+	struct routing_nbr *n;
+	size_t		 i;
+
+	if (r->env.configured(r->env.arg, peer)) {
+		if (p != NULL && ours(p->state))
+			return (n = nbr_named(r, peer)) != NULL &&
+			    n->configured && n->peer[0] != '\0' ?
+			    ADAPT_LINK_OURS_UP : ADAPT_LINK_OURS_DOWN;
+		return ADAPT_LINK_MANUAL;
+	}
+	/* An incoming link is the peer's shortcut only if its hello says so. */
+	for (i = 0; i < r->nnbrs; i++) {
+		n = &r->nbrs[i];
+		if (strcmp(n->peer, peer) == 0)
+			return !n->configured && strcmp(peer, r->node) < 0 &&
+			    n->shortcut ? ADAPT_LINK_PEERS : ADAPT_LINK_MANUAL;
+	}
+	return ADAPT_LINK_NONE;
+}
+
+/* A listener on a wildcard address tells nobody where to dial. */
+static int
+dialable(const char *a)
+{
+	return strncmp(a, "0.0.0.0:", 8) != 0 && strncmp(a, "[::]:", 5) != 0 &&
+	    strncmp(a, "*:", 2) != 0;
+}
+
+static void
+dial(struct routing *r, const char *peer, const struct node_rec *rec)
+{
+	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
+	struct stmt_error perr;
+	struct stmt	 st;
+	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 16], err[256];
+	const char	*addrs[NODE_ADDRS_MAX];
+	size_t		 i, n = 0;
+	int		 tls = r->env.tls(r->env.arg);
+
+	for (i = 0; i < rec->naddrs; i++)
+		if (dialable(rec->addrs[i]))
+			addrs[n++] = rec->addrs[i];
+	if (n == 0 || p == NULL) {
+		log_warnx("adapt: node %s gives no address to dial", peer);
+		return;
+	}
+	/* TLS with the usual checks unless this node runs without it. */
+	snprintf(line, sizeof(line), "link %s %s%s", peer,
+	    addrs[p->addr % n], tls ? " tls" : "");
+	err[0] = '\0';
+	memset(&perr, 0, sizeof(perr));
+	if (stmt_parse(line, &st, &perr) != 1 ||
+	    r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1)
+		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
+		    perr.msg[0] != '\0' ? perr.msg : err);
+	else
+		log_info("adapt: dialling %s at %s%s", peer,
+		    addrs[p->addr % n], tls ? " over TLS" : "");
+}
+
+static void
+remove_link(struct routing *r, const char *name)
+{
+	struct stmt	 st;
+	char		 err[128];
+
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_LINK;
+	st.op = STMT_OP_DEL;
+	snprintf(st.name, sizeof(st.name), "%s", name);
+	if (r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1)
+		log_warnx("adapt: cannot remove link %s: %s", name, err);
+}
+
+static void
+act(struct routing *r, const char *peer, enum adapt_action a,
+    const struct node_rec *rec)
+{
+	struct routing_nbr *n;
+
+	switch (a) {
+	case ADAPT_NONE:
+		break;
+	case ADAPT_DIAL:
+		if (rec != NULL)
+			dial(r, peer, rec);
+		break;
+	case ADAPT_DRAIN:
+		routing_flood_soon(r, 0);
+		routing_path_soon(r);
+		break;
+	case ADAPT_CLOSE:
+		if (r->env.configured(r->env.arg, peer))
+			remove_link(r, peer);
+		routing_flood_soon(r, 0);
+		routing_path_soon(r);
+		break;
+	case ADAPT_REFUSE:
+		/* Only the peer's shortcut: what it dialled by hand stays. */
+		if ((n = nbr_named(r, peer)) != NULL && !n->configured &&
+		    n->shortcut)
+			remove_link(r, peer);
+		break;
+	}
+}
+
+void
+shortcut_round(struct routing *r)
+{
+	struct adapt	*ad = r->sc->adapt;
+	const struct nodedb_entry *e;
+	const struct adapt_peer *p;
+	struct node_dst	 out[NODE_ROWS_MAX];
+	const char	*why;
+	uint64_t	 now = routing_now(r), rate;
+	size_t		 i, k, n;
+	char		 peer[NODE_NAME_MAX + 1];
+
+	if (ad == NULL)
+		return;
+	n = traffic_nodes(r->tm, out, NODE_ROWS_MAX);
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (e->self ||
+		    node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+			continue;
+		rate = 0;
+		for (k = 0; k < n; k++)
+			if (strcmp(out[k].name, e->name) == 0)
+				rate += out[k].r.rate1;
+		for (k = 0; k < r->rec->ndsts; k++)
+			if (strcmp(r->rec->dsts[k].name, r->node) == 0)
+				rate += r->rec->dsts[k].r.rate1;
+		/* act() may remove links: the record is decoded anew after. */
+		act(r, e->name, adapt_observe(ad, e->name, rate,
+		    classify(r, e->name), now), r->rec);
+	}
+	/* Ours to nodes whose records are gone: no traffic to keep them. */
+	for (i = 0; i < adapt_count(ad); i++) {
+		p = adapt_at(ad, i);
+		if (!ours(p->state) || nodedb_get(r->db, p->name) != NULL)
+			continue;
+		snprintf(peer, sizeof(peer), "%s", p->name);
+		act(r, peer, adapt_observe(ad, peer, 0, classify(r, peer),
+		    now), NULL);
+	}
+	adapt_round_end(ad);
+}
+
+int
+shortcut_made(const struct routing *r, const char *name, int configured)
+{
+	const struct adapt_peer *p;
+
+	if (r == NULL || r->sc->adapt == NULL || !configured)
+		return 0;
+	p = adapt_find(r->sc->adapt, name);
+	return p != NULL && ours(p->state);
+}
+
+const char *
+shortcut_origin(const struct routing *r, const char *name, int configured,
+    char *trigger, size_t len, const char **reason)
+{
+	const struct adapt_peer *p;
+
+	snprintf(trigger, len, "-");
+	*reason = "-";
+	if (r == NULL || r->sc->adapt == NULL ||
+	    (p = adapt_find(r->sc->adapt, name)) == NULL ||
+	    !(shortcut_made(r, name, configured) ||
+	    (p->state == ADAPT_PEER && !configured)))
+		return "-";
+	adapt_rate_format(p->trigger, trigger, len);
+	*reason = p->state == ADAPT_PEER ? "dialled by the peer" : p->reason;
+	return "auto";
+}
+
+void
+shortcut_show(struct routing *r, struct evbuffer *out)
+{
+	struct adapt	*ad = r->sc->adapt;
+	const struct adapt_peer *p;
+	uint64_t	 now = routing_now(r);
+	char		 a[32], b[32];
+	size_t		 i;
+
+	if (ad == NULL)
+		return;
+	evbuffer_add_printf(out, "%%columns peer\tstate\trate\ttrigger\t"
+	    "since_s\tattempts\tfailures\tretry_s\tnext_backoff_s\treason\n");
+	for (i = 0; i < adapt_count(ad); i++) {
+		p = adapt_at(ad, i);
+		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%u\t%u\t%llu\t"
+		    "%llu\t%s\n", p->name, adapt_state_name(p->state),
+		    adapt_rate_format(p->rate, a, sizeof(a)),
+		    adapt_rate_format(p->trigger, b, sizeof(b)),
+		    (unsigned long long)((now - p->since_ms) / 1000),
+		    p->attempts, p->failures,
+		    (unsigned long long)(p->state == ADAPT_BACKOFF &&
+		    p->retry_ms > now ? (p->retry_ms - now + 999) / 1000 : 0),
+		    (unsigned long long)(p->backoff_ms / 1000), p->reason);
+	}
+}
+
+void
+shortcut_show_stats(struct routing *r, struct evbuffer *out)
+{
+	struct adapt_stats as;
+
+	adapt_stats(r->sc->adapt, &as);
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
+	ROW("adapt_shortcuts", adapt_active(r->sc->adapt));
+	ROW("adapt_dials", as.dials);
+	ROW("adapt_ups", as.ups);
+	ROW("adapt_dial_failures", as.failures);
+	ROW("adapt_deaths", as.deaths);
+	ROW("adapt_drains", as.drains);
+	ROW("adapt_closes", as.closes);
+	ROW("adapt_max_refused", as.max_refused);
+#undef ROW
+}
+
+void
+shortcut_config(struct routing *r, void (*cb)(const struct stmt *, void *),
+    void *arg)
+{
+	if (r->sc->set)
+		cb(&r->sc->conf, arg);
+}
