@@ -1,0 +1,784 @@
+/*
+ * Many control planes (routing.h) in one process, over simulated links,
+ * with one simulated clock: no event loop, no sockets.  Each node is a
+ * struct routing with a forwarding table of its own; a link is two ends
+ * that carry each message after a delay (and may lose or repeat it).  The
+ * checks follow each guest MAC's automatic route hop by hop from every
+ * node, through the forwarding tables, to the interface of its owner.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+
+#include "fwd.h"
+#include "routing.h"
+#include "stmt.h"
+
+#define NAME_FMT	"n%04u"
+
+struct sim;
+
+struct end {
+	struct link_	*l;
+	int		 side;
+};
+
+struct link_ {
+	struct sim	*s;
+	unsigned int	 a, b;
+	struct end	 end[2];
+	unsigned int	 delay;		/* ms, each way */
+	int		 up;
+};
+
+struct node {
+	struct sim	*s;
+	unsigned int	 idx;
+	char		 name[16];
+	struct routing	*r;
+	struct fwd	*fwd;
+	struct fwd_port	*guest;		/* its interface's port */
+	uint64_t	 gen;		/* of the poll asked for */
+	int64_t		 wall_skew;	/* ms, for a restart with a clock behind */
+};
+
+enum ev_kind { EV_POLL, EV_MSG };
+
+struct ev {
+	uint64_t	 at, seq;
+	enum ev_kind	 kind;
+	unsigned int	 node;
+	uint64_t	 gen;		/* EV_POLL: valid if the node's still */
+	struct end	*to;		/* EV_MSG: the receiving end */
+	uint8_t		*p;
+	size_t		 n;
+};
+
+struct sim {
+	uint64_t	 now;		/* ms */
+	uint64_t	 wall0;
+	struct node	*nodes;
+	unsigned int	 nn;
+	struct link_	**links;
+	size_t		 nl, lcap;
+	struct ev	*heap;
+	size_t		 nh, hcap;
+	uint64_t	 seq;
+	uint32_t	 rng;
+	unsigned int	 loss_pct, dup_pct;
+	uint64_t	 msgs, bytes, lost;
+	unsigned int	 refresh;	/* s, for every node; 0: the default */
+};
+
+static uint32_t
+rnd(struct sim *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 17;
+	s->rng ^= s->rng << 5;
+	return s->rng;
+}
+
+/* The event heap, by time and then by order of arrival. */
+
+static int
+ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->at != b->at ? a->at < b->at : a->seq < b->seq;
+}
+
+static void
+ev_push(struct sim *s, struct ev e)
+{
+	size_t	 i, up;
+
+	if (s->nh == s->hcap) {
+		s->hcap = s->hcap ? 2 * s->hcap : 1024;
+		s->heap = realloc(s->heap, s->hcap * sizeof(*s->heap));
+		ck_assert_ptr_nonnull(s->heap);
+	}
+	e.seq = s->seq++;
+	i = s->nh++;
+	while (i > 0 && ev_before(&e, &s->heap[up = (i - 1) / 2])) {
+		s->heap[i] = s->heap[up];
+		i = up;
+	}
+	s->heap[i] = e;
+}
+
+static struct ev
+ev_pop(struct sim *s)
+{
+	struct ev	 top = s->heap[0], last = s->heap[--s->nh];
+	size_t		 i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->nh)
+			break;
+		if (c + 1 < s->nh && ev_before(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_before(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nh > 0)
+		s->heap[i] = last;
+	return top;
+}
+
+/* The env of each node. */
+
+static uint64_t
+env_now(void *arg)
+{
+	struct node	*n = arg;
+
+	return n->s->now;
+}
+
+static uint64_t
+env_wall(void *arg)
+{
+	struct node	*n = arg;
+
+	return (uint64_t)((int64_t)(n->s->wall0 + n->s->now) + n->wall_skew);
+}
+
+static void
+env_arm(void *arg, uint64_t delay)
+{
+	struct node	*n = arg;
+	struct ev	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_POLL;
+	e.node = n->idx;
+	e.gen = ++n->gen;
+	e.at = n->s->now + delay;
+	ev_push(n->s, e);
+}
+
+static struct end *
+other(struct end *e)
+{
+	return &e->l->end[!e->side];
+}
+
+static void
+deliver_later(struct sim *s, struct end *to, const uint8_t *p, size_t n,
+    uint64_t at)
+{
+	struct ev	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_MSG;
+	e.to = to;
+	e.at = at;
+	e.n = n;
+	e.p = malloc(n);
+	ck_assert_ptr_nonnull(e.p);
+	memcpy(e.p, p, n);
+	ev_push(s, e);
+}
+
+static int
+env_send(void *arg, void *link, const uint8_t *p, size_t n)
+{
+	struct node	*nd = arg;
+	struct sim	*s = nd->s;
+	struct end	*e = link;
+
+	if (!e->l->up)
+		return -1;
+	s->msgs++;
+	s->bytes += n + 8;
+	if (s->loss_pct != 0 && rnd(s) % 100 < s->loss_pct) {
+		s->lost++;
+		return 0;
+	}
+	deliver_later(s, other(e), p, n, s->now + e->l->delay);
+	if (s->dup_pct != 0 && rnd(s) % 100 < s->dup_pct)
+		deliver_later(s, other(e), p, n, s->now + e->l->delay +
+		    rnd(s) % 3);
+	return 0;
+}
+
+static uint32_t
+env_rtt(void *arg, void *link)
+{
+	struct end	*e = link;
+
+	(void)arg;
+	return 2000 * e->l->delay;
+}
+
+static int
+env_alive(void *arg, void *link)
+{
+	struct end	*e = link;
+
+	(void)arg;
+	return e->l->up;
+}
+
+static size_t
+env_ifaces(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+static size_t
+env_addrs(void *arg, char (*out)[NODE_ADDR_MAX + 1], size_t max)
+{
+	struct node	*n = arg;
+
+	if (max == 0)
+		return 0;
+	snprintf(out[0], NODE_ADDR_MAX + 1, "10.0.%u.%u:7000", n->idx / 250,
+	    n->idx % 250 + 1);
+	return 1;
+}
+
+static int
+env_configured(void *arg, const char *name)
+{
+	(void)arg;
+	(void)name;
+	return 0;
+}
+
+static int
+env_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
+{
+	(void)arg;
+	(void)st;
+	snprintf(err, errlen, "no links are made in the simulation");
+	return -1;
+}
+
+static int
+env_tls(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static const struct routing_env sim_env = {
+	.now_ms = env_now, .wall_ms = env_wall, .arm = env_arm,
+	.send = env_send, .rtt_us = env_rtt, .alive = env_alive,
+	.ifaces = env_ifaces, .addrs = env_addrs,
+	.configured = env_configured, .apply = env_apply, .tls = env_tls,
+};
+
+/* Nodes and links. */
+
+static void
+node_start(struct node *n)
+{
+	struct routing_env env = sim_env;
+	struct stmt	 st;
+	char		 err[128];
+
+	env.arg = n;
+	ck_assert_ptr_nonnull(n->r = routing_new(&env, n->fwd));
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_ROUTING;
+	st.flag = 1;
+	st.num = n->s->refresh;
+	ck_assert_int_eq(routing_apply(n->r, &st, err, sizeof(err)), 0);
+	ck_assert_int_eq(routing_start(n->r, n->name), 0);
+}
+
+static struct sim *
+sim_new(unsigned int nn, unsigned int refresh)
+{
+	struct sim	*s;
+	struct node	*n;
+	unsigned int	 i;
+
+	ck_assert_ptr_nonnull(s = calloc(1, sizeof(*s)));
+	s->wall0 = 1700000000000ULL;
+	s->now = 1000;
+	s->rng = 2463534242u;
+	s->refresh = refresh;
+	s->nn = nn;
+	ck_assert_ptr_nonnull(s->nodes = calloc(nn, sizeof(*s->nodes)));
+	for (i = 0; i < nn; i++) {
+		n = &s->nodes[i];
+		n->s = s;
+		n->idx = i;
+		snprintf(n->name, sizeof(n->name), NAME_FMT, i);
+		ck_assert_ptr_nonnull(n->fwd = fwd_new(64));
+		ck_assert_ptr_nonnull(n->guest = fwd_port_ref(n->fwd,
+		    FWD_IFACE, "guest"));
+		fwd_port_attach(n->guest, n);
+		node_start(n);
+	}
+	return s;
+}
+
+static void
+sim_free(struct sim *s)
+{
+	unsigned int	 i;
+	size_t		 k;
+
+	for (i = 0; i < s->nn; i++) {
+		routing_free(s->nodes[i].r);
+		fwd_port_unref(s->nodes[i].fwd, s->nodes[i].guest);
+		fwd_free(s->nodes[i].fwd);
+	}
+	for (k = 0; k < s->nh; k++)
+		free(s->heap[k].p);
+	for (k = 0; k < s->nl; k++)
+		free(s->links[k]);
+	free(s->links);
+	free(s->heap);
+	free(s->nodes);
+	free(s);
+}
+
+static void
+end_up(struct sim *s, struct end *e)
+{
+	struct node		*me = &s->nodes[e->side ? e->l->b : e->l->a];
+	struct node		*peer = &s->nodes[e->side ? e->l->a : e->l->b];
+	struct fwd_port		*fp;
+	struct routing_link	 rl;
+
+	fp = fwd_port_find(me->fwd, FWD_LINK, peer->name);
+	ck_assert_ptr_nonnull(fp);
+	fwd_port_attach(fp, e);
+	memset(&rl, 0, sizeof(rl));
+	rl.link = e;
+	rl.name = peer->name;
+	rl.peer = peer->name;
+	routing_link_up(me->r, &rl);
+}
+
+static void
+end_down(struct sim *s, struct end *e)
+{
+	struct node	*me = &s->nodes[e->side ? e->l->b : e->l->a];
+	struct node	*peer = &s->nodes[e->side ? e->l->a : e->l->b];
+
+	fwd_port_detach(fwd_port_find(me->fwd, FWD_LINK, peer->name));
+	routing_link_down(me->r, e);
+}
+
+static void
+link_up(struct link_ *l)
+{
+	l->up = 1;
+	end_up(l->s, &l->end[0]);
+	end_up(l->s, &l->end[1]);
+}
+
+static void
+link_down(struct link_ *l)
+{
+	l->up = 0;
+	end_down(l->s, &l->end[0]);
+	end_down(l->s, &l->end[1]);
+}
+
+static struct link_ *
+sim_link(struct sim *s, unsigned int a, unsigned int b, unsigned int delay)
+{
+	struct link_	*l;
+
+	ck_assert_ptr_nonnull(l = calloc(1, sizeof(*l)));
+	l->s = s;
+	l->a = a;
+	l->b = b;
+	l->delay = delay;
+	l->end[0].l = l->end[1].l = l;
+	l->end[1].side = 1;
+	ck_assert_ptr_nonnull(fwd_port_ref(s->nodes[a].fwd, FWD_LINK,
+	    s->nodes[b].name));
+	ck_assert_ptr_nonnull(fwd_port_ref(s->nodes[b].fwd, FWD_LINK,
+	    s->nodes[a].name));
+	if (s->nl == s->lcap) {
+		s->lcap = s->lcap ? 2 * s->lcap : 64;
+		s->links = realloc(s->links, s->lcap * sizeof(*s->links));
+		ck_assert_ptr_nonnull(s->links);
+	}
+	s->links[s->nl++] = l;
+	link_up(l);
+	return l;
+}
+
+static void
+sim_run(struct sim *s, uint64_t ms)
+{
+	uint64_t	 until = s->now + ms;
+	struct node	*n;
+	struct ev	 e;
+	const char	*why;
+
+	while (s->nh > 0 && s->heap[0].at <= until) {
+		e = ev_pop(s);
+		s->now = e.at;
+		if (e.kind == EV_POLL) {
+			n = &s->nodes[e.node];
+			if (e.gen == n->gen && n->r != NULL)
+				routing_poll(n->r);
+			continue;
+		}
+		n = &s->nodes[e.to->side ? e.to->l->b : e.to->l->a];
+		if (e.to->l->up && routing_input(n->r, e.to, e.p, e.n,
+		    &why) == -1)
+			ck_abort_msg("%s: message refused: %s", n->name, why);
+		free(e.p);
+	}
+	s->now = until;
+}
+
+/* A guest with this MAC speaks at node i (a broadcast from it). */
+static void
+guest_speaks(struct sim *s, unsigned int i, const uint8_t *mac)
+{
+	uint8_t	 eth[60];
+
+	memset(eth, 0xff, 6);
+	memcpy(eth + 6, mac, 6);
+	memset(eth + 12, 0, sizeof(eth) - 12);
+	routing_guest_frame(s->nodes[i].r, s->nodes[i].guest, eth,
+	    sizeof(eth));
+}
+
+static void
+mac_of(unsigned int i, uint8_t *mac)
+{
+	mac[0] = 0x02;
+	mac[1] = 0x00;
+	mac[2] = (uint8_t)(i >> 24);
+	mac[3] = (uint8_t)(i >> 16);
+	mac[4] = (uint8_t)(i >> 8);
+	mac[5] = (uint8_t)i;
+}
+
+static int
+node_named(struct sim *s, const char *name)
+{
+	unsigned int	 i;
+
+	if (sscanf(name, "n%u", &i) != 1 || i >= s->nn)
+		return -1;
+	return (int)i;
+}
+
+/*
+ * Where a frame for mac from node i ends up, following the automatic
+ * routes: the node whose interface takes it, or -1 (no route, a loop, or
+ * a port that is down).  *hops: how many links it crossed.
+ */
+static int
+follow(struct sim *s, unsigned int i, const uint8_t *mac, unsigned int *hops)
+{
+	struct fwd_port	*p;
+	int		 cur = (int)i;
+
+	for (*hops = 0; *hops <= s->nn; (*hops)++) {
+		if ((p = fwd_auto_get(s->nodes[cur].fwd, mac)) == NULL ||
+		    fwd_port_owner(p) == NULL)
+			return -1;
+		if (fwd_port_kind(p) == FWD_IFACE)
+			return cur;
+		if ((cur = node_named(s, fwd_port_name(p))) == -1)
+			return -1;
+	}
+	return -1;
+}
+
+/* Every node reaches the guest of each owner[] (owner[k]: node of MAC k). */
+static int
+all_reach(struct sim *s, const unsigned int *owner, unsigned int nmacs,
+    unsigned int step, char *why, size_t len)
+{
+	uint8_t		 mac[6];
+	unsigned int	 i, k, hops;
+	int		 at;
+
+	for (k = 0; k < nmacs; k++) {
+		mac_of(k, mac);
+		for (i = 0; i < s->nn; i += step)
+			if ((at = follow(s, i, mac, &hops)) != (int)owner[k]) {
+				snprintf(why, len, "from %s, MAC %u (of %s) "
+				    "goes to %d", s->nodes[i].name, k,
+				    s->nodes[owner[k]].name, at);
+				return 0;
+			}
+	}
+	return 1;
+}
+
+static void
+assert_reach(struct sim *s, const unsigned int *owner, unsigned int nmacs)
+{
+	char	 why[128];
+
+	if (!all_reach(s, owner, nmacs, 1, why, sizeof(why)))
+		ck_abort_msg("%s", why);
+}
+
+/* Runs in steps of 10 ms until all reach (returns the ms it took). */
+static uint64_t
+converge(struct sim *s, const unsigned int *owner, unsigned int nmacs,
+    uint64_t limit, unsigned int step)
+{
+	uint64_t	 t0 = s->now;
+	char		 why[160];
+
+	while (!all_reach(s, owner, nmacs, step, why, sizeof(why))) {
+		if (s->now - t0 >= limit)
+			ck_abort_msg("not converged after %llu ms: %s",
+			    (unsigned long long)limit, why);
+		sim_run(s, 10);
+	}
+	return s->now - t0;
+}
+
+/* A ring of n nodes (delay 1 ms) with a guest each. */
+static struct sim *
+ring(unsigned int n, unsigned int *owner)
+{
+	struct sim	*s = sim_new(n, 0);
+	uint8_t		 mac[6];
+	unsigned int	 i;
+
+	for (i = 0; i < n; i++)
+		sim_link(s, i, (i + 1) % n, 1);
+	for (i = 0; i < n; i++) {
+		owner[i] = i;
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	return s;
+}
+
+START_TEST(converges)
+{
+	unsigned int	 owner[6];
+	struct sim	*s = ring(6, owner);
+	uint64_t	 ms;
+
+	ms = converge(s, owner, 6, 5000, 1);
+	ck_assert_uint_lt(ms, 2000);
+	ck_assert_uint_eq(routing_nodes(s->nodes[0].r), 6);
+	ck_assert_uint_eq(routing_routes(s->nodes[0].r), 5);
+	/* And it stays so, refreshes included. */
+	sim_run(s, 120 * 1000);
+	assert_reach(s, owner, 6);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(migration)
+{
+	unsigned int	 owner[6];
+	struct sim	*s = ring(6, owner);
+	uint8_t		 mac[6];
+
+	converge(s, owner, 6, 5000, 1);
+	/* Guest 1 moves to node 4: it speaks there. */
+	mac_of(1, mac);
+	guest_speaks(s, 4, mac);
+	owner[1] = 4;
+	converge(s, owner, 6, 2000, 1);
+	/* Node 1 dropped it from its record: it stays at node 4. */
+	sim_run(s, 60 * 1000);
+	guest_speaks(s, 4, mac);
+	sim_run(s, 1000);
+	assert_reach(s, owner, 6);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(cut_and_heal)
+{
+	unsigned int	 owner[6];
+	struct sim	*s = ring(6, owner);
+	uint8_t		 mac[6];
+	unsigned int	 hops;
+
+	converge(s, owner, 6, 5000, 1);
+	mac_of(1, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 1);
+	ck_assert_uint_eq(hops, 1);
+	/* The link 0-1 goes: the long way round, at once. */
+	link_down(s->links[0]);
+	ck_assert_uint_lt(converge(s, owner, 6, 2000, 1), 1000);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 1);
+	ck_assert_uint_eq(hops, 5);
+	link_up(s->links[0]);
+	converge(s, owner, 6, 2000, 1);
+	sim_run(s, 1000);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 1);
+	ck_assert_uint_eq(hops, 1);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(partition_and_heal)
+{
+	unsigned int	 owner[6], hops;
+	struct sim	*s = ring(6, owner);
+	uint8_t		 mac[6];
+
+	converge(s, owner, 6, 5000, 1);
+	/* Two halves: 0 1 2 and 3 4 5. */
+	link_down(s->links[2]);
+	link_down(s->links[5]);
+	sim_run(s, 2000);
+	mac_of(4, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), -1);
+	mac_of(2, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 2);
+	/* The halves stay apart past the records' lifetime, then heal. */
+	sim_run(s, 100 * 1000);
+	ck_assert_uint_eq(routing_nodes(s->nodes[0].r), 3);
+	link_up(s->links[2]);
+	link_up(s->links[5]);
+	ck_assert_uint_lt(converge(s, owner, 6, 2000, 1), 1000);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(restart_lower_seq)
+{
+	unsigned int	 owner[6];
+	struct sim	*s = ring(6, owner);
+	struct node	*n = &s->nodes[3];
+	uint8_t		 mac[6];
+
+	converge(s, owner, 6, 5000, 1);
+	/* Node 3 restarts with its clock an hour behind. */
+	link_down(s->links[2]);
+	link_down(s->links[3]);
+	routing_free(n->r);
+	n->gen++;
+	n->wall_skew = -3600 * 1000;
+	node_start(n);
+	link_up(s->links[2]);
+	link_up(s->links[3]);
+	mac_of(3, mac);
+	guest_speaks(s, 3, mac);
+	converge(s, owner, 6, 3000, 1);
+	/* Its new record went out above the old one, everywhere. */
+	sim_run(s, 1000);
+	assert_reach(s, owner, 6);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(lost_and_duplicated)
+{
+	unsigned int	 owner[8], i;
+	struct sim	*s = sim_new(8, 5);
+	uint8_t		 mac[6];
+
+	/* A ring with two chords, a refresh of 5 s. */
+	for (i = 0; i < 8; i++)
+		sim_link(s, i, (i + 1) % 8, 1 + i % 3);
+	sim_link(s, 0, 4, 2);
+	sim_link(s, 2, 6, 2);
+	s->loss_pct = 20;
+	s->dup_pct = 20;
+	for (i = 0; i < 8; i++) {
+		owner[i] = i;
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	sim_run(s, 30 * 1000);
+	ck_assert_uint_gt(s->lost, 0);
+	/* Copies of records change nothing; what was lost is refreshed. */
+	s->loss_pct = 0;
+	converge(s, owner, 8, 12 * 1000, 1);
+	s->dup_pct = 50;
+	sim_run(s, 30 * 1000);
+	assert_reach(s, owner, 8);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * A network of hubs, fully meshed, each with leaves; every fourth leaf is
+ * linked to the next as well.  Each node has a guest.
+ */
+static struct sim *
+hubs(unsigned int n, unsigned int per_hub, unsigned int *owner)
+{
+	unsigned int	 h = (n + per_hub) / (per_hub + 1), i, j;
+	struct sim	*s = sim_new(n, 0);
+	uint8_t		 mac[6];
+
+	for (i = 0; i < h; i++)
+		for (j = i + 1; j < h; j++)
+			sim_link(s, i, j, 2);
+	for (i = h; i < n; i++) {
+		sim_link(s, i, (i - h) % h, 1);
+		if ((i - h) % 4 == 1 && i + 1 < n)
+			sim_link(s, i, i + 1, 1);
+	}
+	for (i = 0; i < n; i++) {
+		owner[i] = i;
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	return s;
+}
+
+START_TEST(scale)
+{
+	unsigned int	 n = getenv("SIM_NODES") ? (unsigned int)atoi(getenv("SIM_NODES")) : 200, *owner;
+	struct sim	*s;
+	uint64_t	 ms;
+	clock_t		 c0 = clock();
+
+	ck_assert_ptr_nonnull(owner = calloc(n, sizeof(*owner)));
+	s = hubs(n, 50, owner);
+	ms = converge(s, owner, n, 10 * 1000, 7);
+	assert_reach(s, owner, n);
+	fprintf(stderr, "check_routing: %u nodes converged in %llu ms "
+	    "(simulated), %llu messages, %llu bytes per node, %.2f s of CPU\n",
+	    n, (unsigned long long)ms, (unsigned long long)s->msgs,
+	    (unsigned long long)(s->bytes / n),
+	    (double)(clock() - c0) / CLOCKS_PER_SEC);
+	ck_assert_uint_lt(ms, 2000);
+	sim_free(s);
+	free(owner);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*su = suite_create("routing");
+	TCase	*tc = tcase_create("routing");
+	SRunner	*sr;
+	int	 failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, converges);
+	tcase_add_test(tc, migration);
+	tcase_add_test(tc, cut_and_heal);
+	tcase_add_test(tc, partition_and_heal);
+	tcase_add_test(tc, restart_lower_seq);
+	tcase_add_test(tc, lost_and_duplicated);
+	tcase_add_test(tc, scale);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
