@@ -1,9 +1,10 @@
 /*
- * The node database: the newest record of every node of the network, the
- * same on every daemon once flooding has settled.  Pure: records come in as
- * bytes already checked by node_decode(), time as an argument (ms, any
- * monotonic origin); it sends nothing itself but says what flooding must
- * do with each record offered:
+ * The node database: the newest copy of every record of the network, the
+ * same on every daemon once flooding has settled.  A record is known by
+ * its origin, kind and id (node.h); each has its own sequence.  Pure:
+ * records come in as bytes already checked by node_decode(), time as an
+ * argument (ms, any monotonic origin); it sends nothing itself but says
+ * what flooding must do with each record offered:
  *
  *   NODEDB_NEW       stored (newer than the copy held, or the first): send
  *                    it on every other link
@@ -34,13 +35,21 @@
 
 #include "node.h"
 
-#define NODEDB_RECORDS_MAX	1024	/* per network */
+/*
+ * Per network: a thousand nodes with a topology record and a few MAC
+ * pages each, and the bytes of as many records as a hostile insider could
+ * fill them with, bounded.
+ */
+#define NODEDB_RECORDS_MAX	8192
+#define NODEDB_BYTES_MAX	(32 * 1024 * 1024)
 #define NODEDB_MIN_ARRIVAL_MS	50
 
 struct nodedb;
 
 struct nodedb_entry {
 	char		 name[NODE_NAME_MAX + 1];
+	uint8_t		 kind;
+	uint16_t	 id;
 	uint64_t	 seq;
 	uint16_t	 lifetime;	/* s */
 	uint64_t	 received_ms;
@@ -51,6 +60,13 @@ struct nodedb_entry {
 	size_t		 late_len;
 	uint64_t	 late_seq;
 	uint16_t	 late_lifetime;
+	/*
+	 * The caller's (what it decoded of raw), set with nodedb_set_cache();
+	 * freed by the function given to nodedb_new() when raw changes or
+	 * the entry goes.
+	 */
+	void		*cache;
+	uint32_t	 hash;		/* of the key, for the table */
 };
 
 enum nodedb_result {
@@ -68,26 +84,29 @@ struct nodedb_stats {
 	uint64_t	late;		/* too-soon copies taken later */
 };
 
-/* self: this node's name; max: records held at most (0: the default). */
-struct nodedb	*nodedb_new(const char *self, size_t max);
+/*
+ * self: this node's name; max: records held at most (0: the default);
+ * cache_free (may be NULL) frees what nodedb_set_cache() was given.
+ */
+struct nodedb	*nodedb_new(const char *self, size_t max,
+		    void (*cache_free)(void *));
 void		 nodedb_free(struct nodedb *);
 
 /*
  * A record from a peer (raw, n bytes, node_decode() said NODE_OK) with
- * its name, sequence and lifetime as decoded.
+ * its fixed part as decoded.
  */
 enum nodedb_result nodedb_offer(struct nodedb *, const uint8_t *raw, size_t n,
-		    const char *name, uint64_t seq, uint16_t lifetime,
-		    uint64_t now_ms);
-/* Our own record, replacing the last one; 0, or -1 out of memory. */
+		    const struct node_hdr *, uint64_t now_ms);
+/* One of our own records, replacing the last; 0, or -1 out of memory. */
 int		 nodedb_originate(struct nodedb *, const uint8_t *raw, size_t n,
-		    uint64_t seq, uint16_t lifetime, uint64_t now_ms);
+		    const struct node_hdr *, uint64_t now_ms);
 /*
  * Removes the records whose lifetime is over, calling cb (may be NULL)
- * with each one's name before it goes; returns how many went.
+ * with each before it goes; returns how many went.
  */
 size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
-		    void (*cb)(const char *name, void *), void *arg);
+		    void (*cb)(const struct nodedb_entry *, void *), void *arg);
 
 /*
  * Takes the copies kept aside as too soon whose time has come, as if they
@@ -97,11 +116,25 @@ size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
 size_t		 nodedb_late(struct nodedb *, uint64_t now_ms,
 		    void (*cb)(const struct nodedb_entry *, void *), void *arg);
 
-const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name);
-/* The records, ours included, in name order: i in 0..nodedb_count()-1. */
-/* The index of name's record (as for nodedb_at()), or -1. */
-int		 nodedb_index(const struct nodedb *, const char *name);
+const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name,
+		    uint8_t kind, uint16_t id);
+/*
+ * The records, ours included, in order of (origin, kind, id): i in
+ * 0..nodedb_count()-1; the index of one (as for nodedb_at()), or -1.
+ */
+int		 nodedb_index(const struct nodedb *, const char *name,
+		    uint8_t kind, uint16_t id);
 size_t		 nodedb_count(const struct nodedb *);
+/*
+ * 1 (counted as NODEDB_SAME) if raw is byte for byte the copy held of
+ * its record: it needs no decoding.
+ */
+int		 nodedb_same(struct nodedb *, const uint8_t *raw, size_t n,
+		    const struct node_hdr *);
+/* Topology records held: the nodes known. */
+size_t		 nodedb_nodes(const struct nodedb *);
+/* Replaces the cache of record i (freeing the last). */
+void		 nodedb_set_cache(struct nodedb *, size_t i, void *cache);
 const struct nodedb_entry *nodedb_at(const struct nodedb *, size_t i);
 void		 nodedb_stats(const struct nodedb *, struct nodedb_stats *);
 const char	*nodedb_result_name(enum nodedb_result);

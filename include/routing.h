@@ -68,10 +68,13 @@ struct evbuffer;
 struct fwd;
 struct fwd_port;
 
-#define ROUTING_REFRESH_DEFAULT	30		/* s */
-#define ROUTING_REFRESH_MAX	1200		/* s; records live 3 times it */
+#define ROUTING_REFRESH_DEFAULT	1800		/* s, as OSPF's LSRefreshTime */
+#define ROUTING_REFRESH_MAX	3600		/* s; records live 3 times it */
 #define ROUTING_ORIG_MIN_MS	200
+#define ROUTING_SPF_HOLD_MS	50		/* between two computations */
 #define ROUTING_TRAFFIC_MS	5000
+#define ROUTING_INTEREST_MS	(300 * 1000)	/* the matrix asked for */
+#define ROUTING_REPORTS_MAX	1024		/* origins whose rows we keep */
 #define ROUTING_LOCAL_AGE_MS	(300 * 1000)
 #define ROUTING_CONFLICT_MS	1000
 #define ROUTING_SEQ_AHEAD	(1ULL << 32)
@@ -114,8 +117,12 @@ void		 routing_show(struct routing *, const struct stmt *,
 void		 routing_show_macs(struct routing *, struct evbuffer *);
 void		 routing_show_stats(struct routing *, struct evbuffer *);
 
-/* For tests and show: nodes held, automatic routes installed. */
+/* For tests and show: nodes and records held, automatic routes installed. */
 size_t		 routing_nodes(const struct routing *);
+size_t		 routing_records(const struct routing *);
+/* Control-plane messages and their bytes (with wire headers) sent. */
+void		 routing_counts(const struct routing *, uint64_t *msgs,
+		    uint64_t *bytes);
 size_t		 routing_routes(const struct routing *);
 /* The last change of routes, reachable nodes or tree (ms, monotonic). */
 uint64_t	 routing_changed_ms(const struct routing *);

@@ -41,6 +41,8 @@ struct routing_env {
 			    size_t errlen);
 	/* 1 if links are to be dialled over TLS. */
 	int		 (*tls)(void *arg);
+	/* Records held at most; 0: NODEDB_RECORDS_MAX (nodedb.h). */
+	size_t		 records_max;
 };
 
 /* What a link that came up is (routing_link_up()). */

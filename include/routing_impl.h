@@ -15,6 +15,7 @@
 
 struct adapt;
 struct nodedb;
+struct nodedb_entry;
 struct shortcut;
 struct spf;
 struct traffic;
@@ -32,11 +33,36 @@ struct routing_nbr {
 	int		 tree;		/* on the broadcast tree */
 };
 
+/* What a record says, decoded once when it comes (nodedb's cache). */
+struct routing_topo {
+	uint32_t		 flags;
+	uint16_t		 nlinks, naddrs;
+	struct node_link	*links;
+	char			(*addrs)[NODE_ADDR_MAX + 1];
+};
+
+struct routing_page {
+	uint16_t		 nmacs;
+	struct node_mac		 macs[];
+};
+
+/* The traffic rows a node sent us (routing_traffic.c). */
+struct routing_report {
+	char			 origin[NODE_NAME_MAX + 1];
+	uint64_t		 at;		/* ms, when it came */
+	uint16_t		 nrows, ndsts;
+	struct node_row		 rows[NODE_ROWS_MAX];
+	struct node_dst		 dsts[NODE_ROWS_MAX];
+};
+
+#define ROUTING_DIRTY_TOPO	0x100	/* with a bit per MAC page below */
+
 /* A MAC this node claims: a source seen on one of its interfaces. */
 struct routing_lmac {
 	struct routing_lmac	*next;
 	uint8_t			 mac[ETHER_ADDR_LEN];
 	uint32_t		 version;
+	unsigned int		 page;		/* the record it is in */
 	struct fwd_port		*port;		/* the interface's, referenced */
 	uint64_t		 seen_ms;
 };
@@ -65,6 +91,8 @@ struct routing_stats {
 	uint64_t	conflicts;	/* ... while still sending here */
 	uint64_t	originated;
 	uint64_t	recomputed;
+	uint64_t	reports_in, reports_out, reports_forwarded;
+	uint64_t	reports_dropped;
 };
 
 struct routing {
@@ -86,9 +114,22 @@ struct routing {
 
 	uint64_t		 seq;
 	uint64_t		 last_orig_ms;
+	uint64_t		 refreshed_ms;	/* all our records sent anew */
 	uint64_t		 orig_not_before;	/* ms */
+	unsigned int		 dirty;		/* ROUTING_DIRTY_TOPO, pages */
+	unsigned int		 pages_sent;	/* pages we have a record of */
+	unsigned int		 page_n[NODE_MAC_PAGES];	/* MACs in each */
+	uint64_t		 last_compute_ms;
+
+	/* Traffic reports (routing_traffic.c). */
+	uint64_t		 interest_until;	/* ms: we want the rows */
+	uint64_t		 last_report_ms;
 	uint64_t		 traffic_sent;	/* traffic_version() then */
 	int			 traffic_moving;	/* rates > 0 when sent */
+	int			 report_now;	/* a node newly wants rows */
+	struct routing_report	**reports;	/* by origin */
+	size_t			 nreports, reportcap;
+	uint8_t			*rbuf;		/* NODE_RECORD_MAX, forwarding */
 
 	/* Timers: when each is due (ms), 0 for never; armed: asked for. */
 	uint64_t		 orig_at, compute_at, late_at, tick_at;
@@ -121,6 +162,8 @@ struct routing_nbr *routing_nbr_find(struct routing *, void *link);
 struct routing_nbr *routing_nbr_to(struct routing *, const char *name);
 
 /* routing_flood.c */
+/* Our record(s) to send anew (ROUTING_DIRTY_TOPO, 1 << page), soon. */
+void		 routing_flood_mark(struct routing *, unsigned int what);
 void		 routing_flood_soon(struct routing *, uint64_t delay_ms);
 void		 routing_flood_originate(struct routing *);
 void		 routing_flood_send(struct routing *, struct routing_nbr *,
@@ -150,6 +193,22 @@ void		 routing_mac_seen(struct routing *, struct fwd_port *in,
 		    const uint8_t *src, uint64_t now);
 void		 routing_mac_age(struct routing *, uint64_t now);
 void		 routing_mac_free(struct routing *);
+
+/* The cache of records of nodedb (routing_flood.c). */
+void		 routing_cache_free(void *);
+const struct routing_topo *routing_topo(const struct nodedb_entry *);
+const struct routing_page *routing_page(const struct nodedb_entry *);
+
+/* routing_traffic.c */
+int		 routing_traffic_input(struct routing *, struct routing_nbr *,
+		    const uint8_t *p, size_t n, const char **why);
+void		 routing_traffic_tick(struct routing *);
+/* The matrix was asked for here: we want the others' rows for a while. */
+void		 routing_traffic_interest(struct routing *);
+uint32_t	 routing_traffic_flags(struct routing *);
+const struct routing_report *routing_traffic_report(const struct routing *,
+		    const char *origin);
+void		 routing_traffic_free(struct routing *);
 
 /* routing_path.c */
 void		 routing_path_soon(struct routing *);

@@ -30,6 +30,8 @@ int		 shortcut_start(struct routing *);
 /* `adapt shortcuts ...`, and `adapt on|off` at run time. */
 int		 shortcut_apply(struct routing *, const struct stmt *,
 		    char *err, size_t errlen);
+/* 1 with `adapt shortcuts yes` (and routing auto). */
+int		 shortcut_on(const struct routing *);
 /* Once a second: every peer's rate through adapt.c, and what it says. */
 void		 shortcut_round(struct routing *);
 /* 1 while the link must stay out of our record and routes. */

@@ -58,7 +58,7 @@
  *   offload yes|no
  *   threads yes|no
  *   routing auto [refresh SECONDS] | routing static
- *                                           SECONDS 1..1200; num (0: default)
+ *                                           SECONDS 1..3600; num (0: default)
  *   advertise HOST:PORT                     where peers may reach this node
  *   http ADDR:PORT [allow CIDR[,CIDR...]]   the read-only status server
  *   adapt shortcuts yes|no [threshold RATE] [hold SECONDS] [idle SECONDS]
@@ -172,7 +172,7 @@ enum stmt_show {
 	STMT_SHOW_ADAPT,
 };
 #define STMT_THRESHOLD_DEFAULT	100	/* permille */
-#define STMT_REFRESH_MAX	1200	/* s, routing auto refresh */
+#define STMT_REFRESH_MAX	3600	/* s, routing auto refresh */
 
 /* Link options a statement gives (bits of stmt.lopts). */
 #define STMT_LOPT_RATE	0x1

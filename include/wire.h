@@ -53,7 +53,17 @@
 
 /* Hello capabilities. */
 #define WIRE_CAP_GSO		0x0001	/* takes offload frames */
-#define WIRE_CAP_NODES		0x0002	/* takes node records (routing auto) */
+/*
+ * Takes node records (routing auto) of format version 2 (node.h).  The bit
+ * of version 1's records (0x0002) is neither announced nor honoured: a
+ * peer that speaks only version 1 sees no control plane here, and this
+ * node sees none there.  Their link carries frames as a link to a node
+ * without the control plane does: broadcasts both ways, unicast by
+ * hand-written routes or learning; no records cross it and neither
+ * node's routes go through it.
+ */
+#define WIRE_CAP_NODES_V1	0x0002
+#define WIRE_CAP_NODES		0x0008
 /*
  * Not a capability of the node but of this connection: the dialler's
  * adaptation made it, an automatic shortcut (adapt.h).  A peer that does

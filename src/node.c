@@ -1,4 +1,5 @@
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
@@ -58,114 +59,283 @@ get_mac(struct rbuf *b, uint8_t mac[ETHER_ADDR_LEN])
 #define BAD(w)	do { *why = (w); return NODE_MALFORMED; } while (0)
 #define OVER(w)	do { *why = (w); return NODE_REFUSED; } while (0)
 
-/* The fixed part: version, lifetime, sequence, name. */
+/* The fixed part: version, kind, lifetime, sequence, name, id. */
 static int
-decode_head(struct rbuf *b, char *name, uint64_t *seq, uint16_t *lifetime,
-    const char **why)
+decode_head(struct rbuf *b, struct node_hdr *h, const char **why)
 {
-	uint8_t		 version, reserved;
+	uint8_t		 version;
 
-	if (rbuf_get_u8(b, &version) == -1 || rbuf_get_u8(b, &reserved) == -1 ||
-	    rbuf_get_u16(b, lifetime) == -1 || rbuf_get_u64(b, seq) == -1)
+	if (rbuf_get_u8(b, &version) == -1 || rbuf_get_u8(b, &h->kind) == -1 ||
+	    rbuf_get_u16(b, &h->lifetime) == -1 ||
+	    rbuf_get_u64(b, &h->seq) == -1)
 		BAD("short record");
-	if (version != NODE_VERSION || reserved != 0)
+	if (version != NODE_VERSION)
 		BAD("unknown record version");
-	if (*lifetime < NODE_LIFETIME_MIN || *lifetime > NODE_LIFETIME_MAX)
-		BAD("record lifetime out of range");
-	if (*seq == 0)
+	if (h->seq == 0)
 		BAD("record sequence 0");
-	if (get_name(b, name, 0) == -1)
+	if (get_name(b, h->name, 0) == -1)
 		BAD("bad node name in record");
+	if (rbuf_get_u16(b, &h->id) == -1)
+		BAD("short record");
+	if (h->kind == NODE_KIND_TRAFFIC) {
+		if (h->lifetime == 0 || h->lifetime > NODE_HOPS_MAX)
+			BAD("traffic report hops out of range");
+	} else if (h->lifetime < NODE_LIFETIME_MIN ||
+	    h->lifetime > NODE_LIFETIME_MAX)
+		BAD("record lifetime out of range");
 	if (b->len > NODE_RECORD_MAX)
 		OVER("record too large");
-	if (*seq > NODE_SEQ_MAX)
+	if (h->seq > NODE_SEQ_MAX)
 		OVER("record sequence out of range");
+	if (h->kind != NODE_KIND_TOPO && h->kind != NODE_KIND_MACS &&
+	    h->kind != NODE_KIND_TRAFFIC)
+		OVER("unknown record kind");
+	if ((h->kind == NODE_KIND_TOPO || h->kind == NODE_KIND_TRAFFIC) &&
+	    h->id != 0)
+		OVER("record id out of range");
+	if (h->kind == NODE_KIND_MACS && h->id >= NODE_MAC_PAGES)
+		OVER("MAC page out of range");
 	return NODE_OK;
 }
 
 int
-node_peek(const uint8_t *p, size_t n, char name[NODE_NAME_MAX + 1],
-    uint64_t *seq, uint16_t *lifetime, const char **why)
+node_peek(const uint8_t *p, size_t n, struct node_hdr *h, const char **why)
 {
 	struct rbuf	 b;
 
 	rbuf_init(&b, p, n);
-	return decode_head(&b, name, seq, lifetime, why);
+	return decode_head(&b, h, why);
 }
 
-/* A count, refused over max (well-formed, but more than we keep). */
-static int
-get_count(struct rbuf *b, uint16_t *n, size_t max, const char *over,
-    const char **why)
+void
+node_set_hops(uint8_t *p, size_t n, uint16_t hops)
 {
-	if (rbuf_get_u16(b, n) == -1)
-		BAD("short record");
-	if (*n > max)
+	if (n >= 4)
+		put_u16(p + 2, hops);
+}
+
+const char *
+node_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case NODE_KIND_TOPO:	return "topology";
+	case NODE_KIND_MACS:	return "macs";
+	case NODE_KIND_TRAFFIC:	return "traffic";
+	}
+	return "?";
+}
+
+/* One count more, refused over max. */
+static int
+more(uint16_t *n, size_t max, const char *over, const char **why)
+{
+	if (*n >= max)
 		OVER(over);
+	(*n)++;
 	return NODE_OK;
+}
+
+static int
+sec_links(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_link *l;
+	uint8_t		 flags;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if ((v = more(&r->nlinks, NODE_LINKS_MAX,
+		    "too many links in record", why)) != NODE_OK)
+			return v;
+		l = &r->links[r->nlinks - 1];
+		if (get_name(s, l->name, 0) == -1 ||
+		    rbuf_get_u32(s, &l->rtt_us) == -1 ||
+		    rbuf_get_u8(s, &flags) == -1)
+			BAD("bad link in record");
+	}
+	return NODE_OK;
+}
+
+static int
+sec_addrs(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	const uint8_t	*a;
+	uint8_t		 type, len;
+	size_t		 j;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if (rbuf_get_u8(s, &type) == -1 || rbuf_get_u8(s, &len) == -1 ||
+		    len == 0 || len > NODE_ADDR_MAX ||
+		    rbuf_get_ptr(s, len, &a) == -1)
+			BAD("bad address in record");
+		if (type != NODE_ADDR_HOSTPORT) {
+			r->unknown++;	/* a kind for a later version */
+			continue;
+		}
+		for (j = 0; j < len; j++)
+			if (a[j] < 0x21 || a[j] > 0x7e)
+				BAD("unprintable address in record");
+		if ((v = more(&r->naddrs, NODE_ADDRS_MAX,
+		    "too many addresses in record", why)) != NODE_OK)
+			return v;
+		memcpy(r->addrs[r->naddrs - 1], a, len);
+		r->addrs[r->naddrs - 1][len] = '\0';
+	}
+	return NODE_OK;
+}
+
+static int
+sec_macs(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_mac	*m;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if ((v = more(&r->nmacs, NODE_PAGE_MACS,
+		    "too many MACs in record", why)) != NODE_OK)
+			return v;
+		m = &r->macs[r->nmacs - 1];
+		if (get_mac(s, m->mac) == -1 ||
+		    rbuf_get_u32(s, &m->version) == -1)
+			BAD("short MAC in record");
+		if (ether_is_multicast(m->mac) || m->version == 0)
+			BAD("multicast MAC or version 0 in record");
+	}
+	return NODE_OK;
+}
+
+static int
+sec_pairs(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_row	*w;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if ((v = more(&r->nrows, NODE_ROWS_MAX,
+		    "too many traffic rows in record", why)) != NODE_OK)
+			return v;
+		w = &r->rows[r->nrows - 1];
+		if (get_mac(s, w->src) == -1 || get_mac(s, w->dst) == -1 ||
+		    get_rate(s, &w->r) == -1)
+			BAD("short traffic row in record");
+	}
+	return NODE_OK;
+}
+
+static int
+sec_dsts(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_dst	*d;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if ((v = more(&r->ndsts, NODE_ROWS_MAX,
+		    "too many traffic rows in record", why)) != NODE_OK)
+			return v;
+		d = &r->dsts[r->ndsts - 1];
+		if (get_name(s, d->name, 1) == -1 || get_rate(s, &d->r) == -1)
+			BAD("bad node traffic row in record");
+	}
+	return NODE_OK;
+}
+
+/* Is the section type one of this kind's (and so read, at most once)? */
+static int
+of_kind(uint8_t kind, uint8_t type)
+{
+	switch (type) {
+	case NODE_SEC_LINKS:
+	case NODE_SEC_ADDRS:
+	case NODE_SEC_FLAGS:
+		return kind == NODE_KIND_TOPO;
+	case NODE_SEC_MACS:
+		return kind == NODE_KIND_MACS;
+	case NODE_SEC_TO:
+	case NODE_SEC_PAIRS:
+	case NODE_SEC_DSTS:
+		return kind == NODE_KIND_TRAFFIC;
+	}
+	return 0;
 }
 
 int
 node_decode(const uint8_t *p, size_t n, struct node_rec *r, const char **why)
 {
-	struct rbuf	 b;
-	const uint8_t	*s;
-	uint8_t		 len;
-	size_t		 i, j;
+	struct node_hdr	 h;
+	struct rbuf	 b, s;
+	const uint8_t	*body;
+	uint32_t	 seen = 0;
+	uint16_t	 len;
+	uint8_t		 type;
+	size_t		 at;
 	int		 v;
 
 	memset(r, 0, offsetof(struct node_rec, links));
+	memset(&h, 0, sizeof(h));
 	rbuf_init(&b, p, n);
-	if ((v = decode_head(&b, r->name, &r->seq, &r->lifetime, why)) != 0)
+	if ((v = decode_head(&b, &h, why)) != NODE_OK) {
+		snprintf(r->name, sizeof(r->name), "%s", h.name);
 		return v;
-	if ((v = get_count(&b, &r->nlinks, NODE_LINKS_MAX,
-	    "too many links in record", why)) != 0)
-		return v;
-	for (i = 0; i < r->nlinks; i++)
-		if (get_name(&b, r->links[i].name, 0) == -1 ||
-		    rbuf_get_u32(&b, &r->links[i].rtt_us) == -1)
-			BAD("bad link in record");
-	if ((v = get_count(&b, &r->nmacs, NODE_MACS_MAX,
-	    "too many MACs in record", why)) != 0)
-		return v;
-	for (i = 0; i < r->nmacs; i++) {
-		if (get_mac(&b, r->macs[i].mac) == -1 ||
-		    rbuf_get_u32(&b, &r->macs[i].version) == -1)
-			BAD("short MAC in record");
-		if (ether_is_multicast(r->macs[i].mac) ||
-		    r->macs[i].version == 0)
-			BAD("multicast MAC or version 0 in record");
 	}
-	if ((v = get_count(&b, &r->naddrs, NODE_ADDRS_MAX,
-	    "too many addresses in record", why)) != 0)
-		return v;
-	for (i = 0; i < r->naddrs; i++) {
-		if (rbuf_get_u8(&b, &len) == -1 || len == 0 ||
-		    len > NODE_ADDR_MAX || rbuf_get_ptr(&b, len, &s) == -1)
-			BAD("bad address in record");
-		for (j = 0; j < len; j++)
-			if (s[j] < 0x21 || s[j] > 0x7e)
-				BAD("unprintable address in record");
-		memcpy(r->addrs[i], s, len);
-		r->addrs[i][len] = '\0';
+	r->kind = h.kind;
+	r->id = h.id;
+	r->seq = h.seq;
+	r->lifetime = h.lifetime;
+	memcpy(r->name, h.name, sizeof(r->name));
+	while (rbuf_left(&b) > 0) {
+		at = b.off;
+		if (rbuf_get_u8(&b, &type) == -1 || rbuf_get_u16(&b, &len) == -1)
+			BAD("short section header in record");
+		if (type == 0)
+			BAD("section type 0 in record");
+		if (rbuf_get_ptr(&b, len, &body) == -1)
+			BAD("section runs past the record");
+		if (type == NODE_SEC_SIG) {
+			if (rbuf_left(&b) != 0)
+				BAD("bytes after the signature of a record");
+			r->signed_len = at;
+			break;
+		}
+		if (!of_kind(r->kind, type)) {
+			r->unknown++;
+			continue;
+		}
+		if (seen & (1U << type))
+			BAD("a section given twice in record");
+		seen |= 1U << type;
+		rbuf_init(&s, body, len);
+		switch (type) {
+		case NODE_SEC_LINKS:
+			v = sec_links(&s, r, why);
+			break;
+		case NODE_SEC_ADDRS:
+			v = sec_addrs(&s, r, why);
+			break;
+		case NODE_SEC_FLAGS:
+			v = len == 4 && rbuf_get_u32(&s, &r->flags) == 0 ?
+			    NODE_OK : (*why = "bad flags in record",
+			    NODE_MALFORMED);
+			break;
+		case NODE_SEC_MACS:
+			v = sec_macs(&s, r, why);
+			break;
+		case NODE_SEC_TO:
+			v = get_name(&s, r->to, 0) == 0 && rbuf_left(&s) == 0 ?
+			    NODE_OK : (*why = "bad destination in report",
+			    NODE_MALFORMED);
+			break;
+		case NODE_SEC_PAIRS:
+			v = sec_pairs(&s, r, why);
+			break;
+		default:
+			v = sec_dsts(&s, r, why);
+			break;
+		}
+		if (v != NODE_OK)
+			return v;
 	}
-	if ((v = get_count(&b, &r->nrows, NODE_ROWS_MAX,
-	    "too many traffic rows in record", why)) != 0)
-		return v;
-	for (i = 0; i < r->nrows; i++)
-		if (get_mac(&b, r->rows[i].src) == -1 ||
-		    get_mac(&b, r->rows[i].dst) == -1 ||
-		    get_rate(&b, &r->rows[i].r) == -1)
-			BAD("short traffic row in record");
-	if ((v = get_count(&b, &r->ndsts, NODE_ROWS_MAX,
-	    "too many traffic rows in record", why)) != 0)
-		return v;
-	for (i = 0; i < r->ndsts; i++)
-		if (get_name(&b, r->dsts[i].name, 1) == -1 ||
-		    get_rate(&b, &r->dsts[i].r) == -1)
-			BAD("bad node traffic row in record");
-	if (rbuf_left(&b) != 0)
-		BAD("trailing bytes after record");
+	if (r->kind == NODE_KIND_TRAFFIC && r->to[0] == '\0')
+		BAD("traffic report without a destination");
 	return NODE_OK;
 }
 
@@ -239,45 +409,98 @@ w_rate(struct wbuf *w, const struct node_rate *r)
 	w_u32(w, r->rate10);
 }
 
+/* A section: its header now, its length once its body is written. */
+static size_t
+w_sec(struct wbuf *w, uint8_t type)
+{
+	w_u8(w, type);
+	w_u16(w, 0);
+	return w->off;
+}
+
+static void
+w_sec_end(struct wbuf *w, size_t body)
+{
+	if (w->short_ || w->off - body > UINT16_MAX) {
+		w->short_ = 1;
+		return;
+	}
+	put_u16(w->p + body - 2, (uint16_t)(w->off - body));
+}
+
 size_t
 node_encode(uint8_t *out, size_t cap, const struct node_rec *r)
 {
 	struct wbuf	 w = { out, cap, 0, 0 };
-	size_t		 i;
+	size_t		 i, sec;
 
-	if (r->nlinks > NODE_LINKS_MAX || r->nmacs > NODE_MACS_MAX ||
+	if (r->nlinks > NODE_LINKS_MAX || r->nmacs > NODE_PAGE_MACS ||
 	    r->naddrs > NODE_ADDRS_MAX || r->nrows > NODE_ROWS_MAX ||
 	    r->ndsts > NODE_ROWS_MAX || strlen(r->name) == 0 ||
-	    strlen(r->name) > NODE_NAME_MAX)
+	    strlen(r->name) > NODE_NAME_MAX || (r->kind == NODE_KIND_TRAFFIC &&
+	    (strlen(r->to) == 0 || strlen(r->to) > NODE_NAME_MAX)))
 		return 0;
 	w_u8(&w, NODE_VERSION);
-	w_u8(&w, 0);
+	w_u8(&w, r->kind);
 	w_u16(&w, r->lifetime);
 	w_u64(&w, r->seq);
 	w_str(&w, r->name);
-	w_u16(&w, r->nlinks);
-	for (i = 0; i < r->nlinks; i++) {
-		w_str(&w, r->links[i].name);
-		w_u32(&w, r->links[i].rtt_us);
-	}
-	w_u16(&w, r->nmacs);
-	for (i = 0; i < r->nmacs; i++) {
-		w_bytes(&w, r->macs[i].mac, ETHER_ADDR_LEN);
-		w_u32(&w, r->macs[i].version);
-	}
-	w_u16(&w, r->naddrs);
-	for (i = 0; i < r->naddrs; i++)
-		w_str(&w, r->addrs[i]);
-	w_u16(&w, r->nrows);
-	for (i = 0; i < r->nrows; i++) {
-		w_bytes(&w, r->rows[i].src, ETHER_ADDR_LEN);
-		w_bytes(&w, r->rows[i].dst, ETHER_ADDR_LEN);
-		w_rate(&w, &r->rows[i].r);
-	}
-	w_u16(&w, r->ndsts);
-	for (i = 0; i < r->ndsts; i++) {
-		w_str(&w, r->dsts[i].name);
-		w_rate(&w, &r->dsts[i].r);
+	w_u16(&w, r->id);
+	switch (r->kind) {
+	case NODE_KIND_TOPO:
+		sec = w_sec(&w, NODE_SEC_LINKS);
+		for (i = 0; i < r->nlinks; i++) {
+			w_str(&w, r->links[i].name);
+			w_u32(&w, r->links[i].rtt_us);
+			w_u8(&w, 0);
+		}
+		w_sec_end(&w, sec);
+		if (r->naddrs > 0) {
+			sec = w_sec(&w, NODE_SEC_ADDRS);
+			for (i = 0; i < r->naddrs; i++) {
+				w_u8(&w, NODE_ADDR_HOSTPORT);
+				w_str(&w, r->addrs[i]);
+			}
+			w_sec_end(&w, sec);
+		}
+		if (r->flags != 0) {
+			sec = w_sec(&w, NODE_SEC_FLAGS);
+			w_u32(&w, r->flags);
+			w_sec_end(&w, sec);
+		}
+		break;
+	case NODE_KIND_MACS:
+		sec = w_sec(&w, NODE_SEC_MACS);
+		for (i = 0; i < r->nmacs; i++) {
+			w_bytes(&w, r->macs[i].mac, ETHER_ADDR_LEN);
+			w_u32(&w, r->macs[i].version);
+		}
+		w_sec_end(&w, sec);
+		break;
+	case NODE_KIND_TRAFFIC:
+		sec = w_sec(&w, NODE_SEC_TO);
+		w_str(&w, r->to);
+		w_sec_end(&w, sec);
+		if (r->nrows > 0) {
+			sec = w_sec(&w, NODE_SEC_PAIRS);
+			for (i = 0; i < r->nrows; i++) {
+				w_bytes(&w, r->rows[i].src, ETHER_ADDR_LEN);
+				w_bytes(&w, r->rows[i].dst, ETHER_ADDR_LEN);
+				w_rate(&w, &r->rows[i].r);
+			}
+			w_sec_end(&w, sec);
+		}
+		if (r->ndsts > 0) {
+			sec = w_sec(&w, NODE_SEC_DSTS);
+			for (i = 0; i < r->ndsts; i++) {
+				w_str(&w, r->dsts[i].name);
+				w_rate(&w, &r->dsts[i].r);
+			}
+			w_sec_end(&w, sec);
+		}
+		break;
+	default:
+		return 0;
 	}
 	if (w.short_ || w.off > NODE_RECORD_MAX)
 		return 0;

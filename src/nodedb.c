@@ -2,19 +2,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "nodedb.h"
 
-/* Entries sorted by name: lookups are a binary search, show is in order. */
+/*
+ * Entries sorted by (origin, kind, id): lookups are a binary search, show
+ * is in order, and a node's records are next to each other.
+ */
 struct nodedb {
 	char			 self[NODE_NAME_MAX + 1];
 	size_t			 max;
-	struct nodedb_entry	*e;
+	struct nodedb_entry	**e;		/* pointers: inserts move less */
 	size_t			 n, cap;
+	/* The same entries by key: open addressing, NULL empty. */
+	struct nodedb_entry	**tab;
+	size_t			 tabcap;	/* power of two, > 2 * n */
+	size_t			 nodes;		/* topology records */
+	size_t			 bytes;		/* raw and late, all entries */
+	void			(*cache_free)(void *);
 	struct nodedb_stats	 stats;
 };
 
 struct nodedb *
-nodedb_new(const char *self, size_t max)
+nodedb_new(const char *self, size_t max, void (*cache_free)(void *))
 {
 	struct nodedb	*db;
 
@@ -22,7 +32,16 @@ nodedb_new(const char *self, size_t max)
 		return NULL;
 	snprintf(db->self, sizeof(db->self), "%s", self);
 	db->max = max != 0 ? max : NODEDB_RECORDS_MAX;
+	db->cache_free = cache_free;
 	return db;
+}
+
+static void
+cache_drop(struct nodedb *db, struct nodedb_entry *e)
+{
+	if (e->cache != NULL && db->cache_free != NULL)
+		db->cache_free(e->cache);
+	e->cache = NULL;
 }
 
 void
@@ -33,23 +52,100 @@ nodedb_free(struct nodedb *db)
 	if (db == NULL)
 		return;
 	for (i = 0; i < db->n; i++) {
-		free(db->e[i].raw);
-		free(db->e[i].late);
+		free(db->e[i]->raw);
+		free(db->e[i]->late);
+		cache_drop(db, db->e[i]);
+		free(db->e[i]);
 	}
 	free(db->e);
+	free(db->tab);
 	free(db);
 }
 
-/* The index of name, or where it would go (with *found 0). */
+static uint32_t
+key_hash(const char *name, uint8_t kind, uint16_t id)
+{
+	uint32_t	 h = hash_fnv1a(HASH_FNV_BASIS, name, strlen(name));
+	uint8_t		 k[3] = { kind, (uint8_t)(id >> 8), (uint8_t)id };
+
+	return hash_fnv1a(h, k, sizeof(k));
+}
+
+static void
+tab_put(struct nodedb *db, struct nodedb_entry *e)
+{
+	size_t	 i;
+
+	for (i = e->hash & (db->tabcap - 1); db->tab[i] != NULL;
+	    i = (i + 1) & (db->tabcap - 1))
+		;
+	db->tab[i] = e;
+}
+
+/* Made anew: after it grows, and after an entry goes. */
+static int
+tab_build(struct nodedb *db, size_t want)
+{
+	struct nodedb_entry	**t;
+	size_t			  cap = 64, i;
+
+	while (cap <= 2 * want)
+		cap *= 2;
+	if (cap != db->tabcap) {
+		if ((t = calloc(cap, sizeof(*t))) == NULL)
+			return -1;
+		free(db->tab);
+		db->tab = t;
+		db->tabcap = cap;
+	} else
+		memset(db->tab, 0, cap * sizeof(*db->tab));
+	for (i = 0; i < db->n; i++)
+		tab_put(db, db->e[i]);
+	return 0;
+}
+
+static struct nodedb_entry *
+tab_get(const struct nodedb *db, const char *name, uint8_t kind, uint16_t id)
+{
+	struct nodedb_entry	*e;
+	uint32_t		 h;
+	size_t			 i;
+
+	if (db->tabcap == 0)
+		return NULL;
+	h = key_hash(name, kind, id);
+	for (i = h & (db->tabcap - 1); (e = db->tab[i]) != NULL;
+	    i = (i + 1) & (db->tabcap - 1))
+		if (e->hash == h && e->kind == kind && e->id == id &&
+		    strcmp(e->name, name) == 0)
+			return e;
+	return NULL;
+}
+
+static int
+key_cmp(const struct nodedb_entry *e, const char *name, uint8_t kind,
+    uint16_t id)
+{
+	int	 c;
+
+	if ((c = strcmp(e->name, name)) != 0)
+		return c;
+	if (e->kind != kind)
+		return e->kind < kind ? -1 : 1;
+	return e->id == id ? 0 : e->id < id ? -1 : 1;
+}
+
+/* The index of the key, or where it would go (with *found 0). */
 static size_t
-find(const struct nodedb *db, const char *name, int *found)
+find(const struct nodedb *db, const char *name, uint8_t kind, uint16_t id,
+    int *found)
 {
 	size_t	 lo = 0, hi = db->n, mid;
 	int	 c;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = strcmp(db->e[mid].name, name);
+		c = key_cmp(db->e[mid], name, kind, id);
 		if (c == 0) {
 			*found = 1;
 			return mid;
@@ -64,7 +160,8 @@ find(const struct nodedb *db, const char *name, int *found)
 }
 
 static int
-set_raw(struct nodedb_entry *e, const uint8_t *raw, size_t n)
+set_raw(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
+    size_t n)
 {
 	uint8_t	*p;
 
@@ -72,80 +169,104 @@ set_raw(struct nodedb_entry *e, const uint8_t *raw, size_t n)
 		return -1;
 	memcpy(p, raw, n);
 	free(e->raw);
+	db->bytes -= e->len;
 	e->raw = p;
 	e->len = n;
+	db->bytes += n;
+	cache_drop(db, e);
 	return 0;
 }
 
 static void
-late_drop(struct nodedb_entry *e)
+late_drop(struct nodedb *db, struct nodedb_entry *e)
 {
 	free(e->late);
+	db->bytes -= e->late_len;
 	e->late = NULL;
 	e->late_len = 0;
 	e->late_seq = 0;
 }
 
-/* Keeps the newest too-soon copy aside (none if out of memory). */
+/* Keeps the newest too-soon copy aside (none if out of memory or room). */
 static void
-late_keep(struct nodedb_entry *e, const uint8_t *raw, size_t n, uint64_t seq,
-    uint16_t lifetime)
+late_keep(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
+    size_t n, uint64_t seq, uint16_t lifetime)
 {
 	uint8_t	*p;
 
-	if (e->late != NULL && seq <= e->late_seq)
+	if ((e->late != NULL && seq <= e->late_seq) ||
+	    db->bytes + n > NODEDB_BYTES_MAX)
 		return;
 	if ((p = malloc(n)) == NULL)
 		return;
 	memcpy(p, raw, n);
-	free(e->late);
+	late_drop(db, e);
 	e->late = p;
 	e->late_len = n;
 	e->late_seq = seq;
 	e->late_lifetime = lifetime;
+	db->bytes += n;
 }
 
 static struct nodedb_entry *
-insert(struct nodedb *db, size_t at, const char *name)
+insert(struct nodedb *db, size_t at, const struct node_hdr *h)
 {
-	struct nodedb_entry	*ne;
+	struct nodedb_entry	*ne, **na;
 	size_t			 cap;
 
 	if (db->n == db->cap) {
 		cap = db->cap != 0 ? db->cap * 2 : 16;
-		if ((ne = reallocarray(db->e, cap, sizeof(*ne))) == NULL)
+		if ((na = reallocarray(db->e, cap, sizeof(*na))) == NULL)
 			return NULL;
-		db->e = ne;
+		db->e = na;
 		db->cap = cap;
 	}
+	if ((db->n + 1) * 2 >= db->tabcap && tab_build(db, db->n + 1) == -1)
+		return NULL;
+	if ((ne = calloc(1, sizeof(*ne))) == NULL)
+		return NULL;
 	memmove(&db->e[at + 1], &db->e[at], (db->n - at) * sizeof(*db->e));
 	db->n++;
-	ne = &db->e[at];
-	memset(ne, 0, sizeof(*ne));
-	snprintf(ne->name, sizeof(ne->name), "%s", name);
+	db->e[at] = ne;
+	ne->hash = key_hash(h->name, h->kind, h->id);
+	snprintf(ne->name, sizeof(ne->name), "%s", h->name);
+	ne->kind = h->kind;
+	ne->id = h->id;
+	tab_put(db, ne);
+	if (h->kind == NODE_KIND_TOPO)
+		db->nodes++;
 	return ne;
 }
 
 static void
 erase(struct nodedb *db, size_t at)
 {
-	free(db->e[at].raw);
-	free(db->e[at].late);
+	struct nodedb_entry	*e = db->e[at];
+
+	if (e->kind == NODE_KIND_TOPO)
+		db->nodes--;
+	db->bytes -= e->len + e->late_len;
+	cache_drop(db, e);
+	free(e->raw);
+	free(e->late);
+	free(e);
 	memmove(&db->e[at], &db->e[at + 1], (db->n - at - 1) * sizeof(*db->e));
 	db->n--;
+	(void)tab_build(db, db->n);	/* the same size: cannot fail */
 }
 
 enum nodedb_result
 nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
-    const char *name, uint64_t seq, uint16_t lifetime, uint64_t now_ms)
+    const struct node_hdr *h, uint64_t now_ms)
 {
 	struct nodedb_entry	*e;
+	uint64_t		 seq = h->seq;
+	uint16_t		 lifetime = h->lifetime;
 	size_t			 at;
 	int			 found;
 
-	at = find(db, name, &found);
-	e = found ? &db->e[at] : NULL;
-	if (strcmp(name, db->self) == 0) {
+	e = tab_get(db, h->name, h->kind, h->id);
+	if (strcmp(h->name, db->self) == 0) {
 		if (e == NULL || seq > e->seq || (seq == e->seq &&
 		    (n != e->len || memcmp(raw, e->raw, n) != 0))) {
 			db->stats.self_newer++;
@@ -169,27 +290,32 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 		}
 		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
 			db->stats.too_soon++;
-			late_keep(e, raw, n, seq, lifetime);
+			late_keep(db, e, raw, n, seq, lifetime);
 			return NODEDB_TOO_SOON;
 		}
-	} else {
-		if (db->n >= db->max) {
+		if (db->bytes - e->len + n > NODEDB_BYTES_MAX) {
 			db->stats.full++;
 			return NODEDB_FULL;
 		}
-		if ((e = insert(db, at, name)) == NULL)
+	} else {
+		if (db->n >= db->max || db->bytes + n > NODEDB_BYTES_MAX) {
+			db->stats.full++;
+			return NODEDB_FULL;
+		}
+		at = find(db, h->name, h->kind, h->id, &found);
+		if ((e = insert(db, at, h)) == NULL)
 			return NODEDB_NOMEM;
 	}
-	if (set_raw(e, raw, n) == -1) {
+	if (set_raw(db, e, raw, n) == -1) {
 		if (e->raw == NULL)
-			erase(db, at);
+			erase(db, find(db, h->name, h->kind, h->id, &found));
 		return NODEDB_NOMEM;
 	}
 	e->seq = seq;
 	e->lifetime = lifetime;
 	e->received_ms = now_ms;
 	if (e->late != NULL && e->late_seq <= seq)
-		late_drop(e);
+		late_drop(db, e);
 	db->stats.accepted++;
 	return NODEDB_NEW;
 }
@@ -202,11 +328,11 @@ nodedb_late(struct nodedb *db, uint64_t now_ms,
 	size_t			 i, waiting = 0;
 
 	for (i = 0; i < db->n; i++) {
-		e = &db->e[i];
+		e = db->e[i];
 		if (e->late == NULL)
 			continue;
 		if (e->late_seq <= e->seq) {
-			late_drop(e);
+			late_drop(db, e);
 			continue;
 		}
 		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
@@ -214,13 +340,16 @@ nodedb_late(struct nodedb *db, uint64_t now_ms,
 			continue;
 		}
 		free(e->raw);
+		db->bytes -= e->len;
+		cache_drop(db, e);
 		e->raw = e->late;
 		e->len = e->late_len;
 		e->seq = e->late_seq;
 		e->lifetime = e->late_lifetime;
 		e->received_ms = now_ms;
-		e->late = NULL;		/* now e->raw */
-		late_drop(e);
+		e->late = NULL;		/* now e->raw, still counted */
+		e->late_len = 0;
+		e->late_seq = 0;
 		db->stats.late++;
 		if (cb != NULL)
 			cb(e, arg);
@@ -230,24 +359,24 @@ nodedb_late(struct nodedb *db, uint64_t now_ms,
 
 int
 nodedb_originate(struct nodedb *db, const uint8_t *raw, size_t n,
-    uint64_t seq, uint16_t lifetime, uint64_t now_ms)
+    const struct node_hdr *h, uint64_t now_ms)
 {
 	struct nodedb_entry	*e;
 	size_t			 at;
 	int			 found;
 
-	at = find(db, db->self, &found);
+	at = find(db, db->self, h->kind, h->id, &found);
 	if (found)
-		e = &db->e[at];
-	else if ((e = insert(db, at, db->self)) == NULL)
+		e = db->e[at];
+	else if ((e = insert(db, at, h)) == NULL)
 		return -1;
-	if (set_raw(e, raw, n) == -1) {
+	if (set_raw(db, e, raw, n) == -1) {
 		if (e->raw == NULL)
 			erase(db, at);
 		return -1;
 	}
-	e->seq = seq;
-	e->lifetime = lifetime;
+	e->seq = h->seq;
+	e->lifetime = h->lifetime;
 	e->received_ms = now_ms;
 	e->self = 1;
 	return 0;
@@ -255,12 +384,12 @@ nodedb_originate(struct nodedb *db, const uint8_t *raw, size_t n,
 
 size_t
 nodedb_age(struct nodedb *db, uint64_t now_ms,
-    void (*cb)(const char *, void *), void *arg)
+    void (*cb)(const struct nodedb_entry *, void *), void *arg)
 {
 	size_t	 i = 0, gone = 0;
 
 	while (i < db->n) {
-		struct nodedb_entry *e = &db->e[i];
+		struct nodedb_entry *e = db->e[i];
 
 		if (e->self || now_ms - e->received_ms <
 		    (uint64_t)e->lifetime * 1000) {
@@ -268,7 +397,7 @@ nodedb_age(struct nodedb *db, uint64_t now_ms,
 			continue;
 		}
 		if (cb != NULL)
-			cb(e->name, arg);
+			cb(e, arg);
 		erase(db, i);
 		db->stats.aged++;
 		gone++;
@@ -277,23 +406,52 @@ nodedb_age(struct nodedb *db, uint64_t now_ms,
 }
 
 const struct nodedb_entry *
-nodedb_get(const struct nodedb *db, const char *name)
+nodedb_get(const struct nodedb *db, const char *name, uint8_t kind,
+    uint16_t id)
 {
-	size_t	 at;
-	int	 found;
-
-	at = find(db, name, &found);
-	return found ? &db->e[at] : NULL;
+	return tab_get(db, name, kind, id);
 }
 
 int
-nodedb_index(const struct nodedb *db, const char *name)
+nodedb_same(struct nodedb *db, const uint8_t *raw, size_t n,
+    const struct node_hdr *h)
+{
+	struct nodedb_entry	*e = tab_get(db, h->name, h->kind, h->id);
+
+	if (e == NULL || e->seq != h->seq || e->len != n ||
+	    memcmp(e->raw, raw, n) != 0)
+		return 0;
+	db->stats.same++;
+	return 1;
+}
+
+int
+nodedb_index(const struct nodedb *db, const char *name, uint8_t kind,
+    uint16_t id)
 {
 	size_t	 at;
 	int	 found;
 
-	at = find(db, name, &found);
+	at = find(db, name, kind, id, &found);
 	return found ? (int)at : -1;
+}
+
+size_t
+nodedb_nodes(const struct nodedb *db)
+{
+	return db->nodes;
+}
+
+void
+nodedb_set_cache(struct nodedb *db, size_t i, void *cache)
+{
+	if (i >= db->n) {
+		if (cache != NULL && db->cache_free != NULL)
+			db->cache_free(cache);
+		return;
+	}
+	cache_drop(db, db->e[i]);
+	db->e[i]->cache = cache;
 }
 
 size_t
@@ -305,7 +463,7 @@ nodedb_count(const struct nodedb *db)
 const struct nodedb_entry *
 nodedb_at(const struct nodedb *db, size_t i)
 {
-	return i < db->n ? &db->e[i] : NULL;
+	return i < db->n ? db->e[i] : NULL;
 }
 
 void

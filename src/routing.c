@@ -89,6 +89,7 @@ routing_poll(struct routing *r)
 		traffic_tick(r->tm, now);
 		shortcut_round(r);
 		routing_flood_tick(r);
+		routing_traffic_tick(r);
 	}
 	if (r->orig_at != 0 && r->orig_at <= now) {
 		r->orig_at = 0;
@@ -264,6 +265,7 @@ routing_free(struct routing *r)
 				fwd_port_set_flood(fp, 1);
 	}
 	routing_mac_free(r);
+	routing_traffic_free(r);
 	free(r->shares);
 	free(r->nbrs);
 	shortcut_free(r->sc);
@@ -312,18 +314,22 @@ routing_start(struct routing *r, const char *node)
 		shortcut_start(r);
 		return 0;
 	}
-	if ((r->db = nodedb_new(r->node, 0)) == NULL ||
+	if ((r->db = nodedb_new(r->node, r->env.records_max,
+	    routing_cache_free)) == NULL ||
 	    (r->spf = spf_new()) == NULL ||
 	    (r->tm = traffic_new(now, arc4random())) == NULL ||
 	    (r->rec = malloc(sizeof(*r->rec))) == NULL ||
 	    (r->enc = malloc(NODE_RECORD_MAX)) == NULL ||
+	    (r->rbuf = malloc(NODE_RECORD_MAX)) == NULL ||
 	    shortcut_start(r) == -1)
 		return -1;
 	/* Above anything this node said before it restarted. */
 	r->seq = r->env.wall_ms(r->env.arg);
 	r->started = 1;
 	r->tick_at = now + ROUTING_TICK_MS;
+	r->refreshed_ms = now;
 	fwd_auto_on(r->fwd, 1);
+	r->dirty = ROUTING_DIRTY_TOPO;
 	routing_flood_originate(r);
 	routing_schedule(r);
 	return 0;
@@ -352,7 +358,20 @@ routing_config(struct routing *r, void (*cb)(const struct stmt *, void *),
 size_t
 routing_nodes(const struct routing *r)
 {
+	return r->db != NULL ? nodedb_nodes(r->db) : 0;
+}
+
+size_t
+routing_records(const struct routing *r)
+{
 	return r->db != NULL ? nodedb_count(r->db) : 0;
+}
+
+void
+routing_counts(const struct routing *r, uint64_t *msgs, uint64_t *bytes)
+{
+	*msgs = r->st.records_out;
+	*bytes = r->st.bytes_out;
 }
 
 size_t
@@ -376,7 +395,8 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 		return;
 	nodedb_stats(r->db, &ds);
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
-	ROW("nodes", nodedb_count(r->db));
+	ROW("nodes", nodedb_nodes(r->db));
+	ROW("records", nodedb_count(r->db));
 	ROW("node_seq", r->seq);
 	ROW("records_in", r->st.records_in);
 	ROW("records_out", r->st.records_out);
@@ -400,6 +420,11 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("traffic_overflow", traffic_overflow(r->tm));
+	ROW("traffic_reports_in", r->st.reports_in);
+	ROW("traffic_reports_out", r->st.reports_out);
+	ROW("traffic_reports_forwarded", r->st.reports_forwarded);
+	ROW("traffic_reports_dropped", r->st.reports_dropped);
+	ROW("traffic_reports_held", r->nreports);
 #undef ROW
 	shortcut_show_stats(r, out);
 }

@@ -1,8 +1,11 @@
 /*
- * What the control plane sends: this node's record (origination), the
- * records of others on to every other link (flooding), all of them to a
- * link that comes up (the database exchange), the copies kept aside as too
- * soon, and ageing.  The decisions are nodedb.h's; this file acts on them.
+ * What the control plane floods: this node's records (origination: the
+ * topology record and the MAC pages, each when it changes), the records of
+ * others on to every other link, all of them to a link that comes up (the
+ * database exchange), the copies kept aside as too soon, refreshing and
+ * ageing.  The decisions are nodedb.h's; this file acts on them, and
+ * keeps each record held decoded beside it (the cache) for the path
+ * computation and show.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,19 +57,95 @@ routing_flood_exchange(struct routing *r, struct routing_nbr *n)
 	}
 }
 
-/* Our record, from what this node has now. */
-static size_t
-build(struct routing *r)
+/* The cache: what the path computation and show read of a record. */
+
+void
+routing_cache_free(void *p)
+{
+	free(p);
+}
+
+const struct routing_topo *
+routing_topo(const struct nodedb_entry *e)
+{
+	return e->kind == NODE_KIND_TOPO ? e->cache : NULL;
+}
+
+const struct routing_page *
+routing_page(const struct nodedb_entry *e)
+{
+	return e->kind == NODE_KIND_MACS ? e->cache : NULL;
+}
+
+/* One allocation: the struct, then its arrays. */
+static void *
+cache_make(const struct node_rec *rec)
+{
+	struct routing_topo	*t;
+	struct routing_page	*pg;
+	size_t			 ln, an;
+
+	if (rec->kind == NODE_KIND_MACS) {
+		if ((pg = malloc(sizeof(*pg) + rec->nmacs *
+		    sizeof(pg->macs[0]))) == NULL)
+			return NULL;
+		pg->nmacs = rec->nmacs;
+		memcpy(pg->macs, rec->macs, rec->nmacs * sizeof(pg->macs[0]));
+		return pg;
+	}
+	ln = rec->nlinks * sizeof(t->links[0]);
+	an = rec->naddrs * sizeof(t->addrs[0]);
+	if ((t = malloc(sizeof(*t) + ln + an)) == NULL)
+		return NULL;
+	t->flags = rec->flags;
+	t->nlinks = rec->nlinks;
+	t->naddrs = rec->naddrs;
+	t->links = (struct node_link *)(t + 1);
+	t->addrs = (char (*)[NODE_ADDR_MAX + 1])((char *)t->links + ln);
+	memcpy(t->links, rec->links, ln);
+	memcpy(t->addrs, rec->addrs, an);
+	return t;
+}
+
+/* Decodes record i of the database into its cache. */
+static void
+cache_set(struct routing *r, int i)
+{
+	const struct nodedb_entry *e;
+	const char	*why;
+
+	if (i < 0 || (e = nodedb_at(r->db, (size_t)i)) == NULL)
+		return;
+	if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK) {
+		nodedb_set_cache(r->db, (size_t)i, NULL);
+		return;
+	}
+	nodedb_set_cache(r->db, (size_t)i, cache_make(r->rec));
+}
+
+/* Origination. */
+
+static void
+rec_head(struct routing *r, uint8_t kind, uint16_t id)
+{
+	struct node_rec	*rec = r->rec;
+
+	memset(rec, 0, offsetof(struct node_rec, links));
+	rec->kind = kind;
+	rec->id = id;
+	snprintf(rec->name, sizeof(rec->name), "%s", r->node);
+	rec->seq = ++r->seq;
+	rec->lifetime = (uint16_t)(3 * routing_refresh_s(r));
+}
+
+static void
+build_topo(struct routing *r)
 {
 	struct node_rec		*rec = r->rec;
 	struct routing_nbr	*n;
-	struct routing_lmac	*m;
-	size_t			 i, len;
+	size_t			 i;
 
-	memset(rec, 0, offsetof(struct node_rec, links));
-	snprintf(rec->name, sizeof(rec->name), "%s", r->node);
-	rec->seq = r->seq;
-	rec->lifetime = (uint16_t)(3 * routing_refresh_s(r));
+	rec_head(r, NODE_KIND_TOPO, 0);
 	for (i = 0; i < r->nnbrs; i++) {
 		n = &r->nbrs[i];
 		if (n->peer[0] == '\0' || rec->nlinks == NODE_LINKS_MAX ||
@@ -77,57 +156,83 @@ build(struct routing *r)
 		rec->links[rec->nlinks++].rtt_us = r->env.rtt_us(r->env.arg,
 		    n->link);
 	}
-	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
-		for (m = r->local[i]; m != NULL; m = m->next) {
-			memcpy(rec->macs[rec->nmacs].mac, m->mac,
-			    ETHER_ADDR_LEN);
-			rec->macs[rec->nmacs++].version = m->version;
-		}
 	if (r->has_advertise)
 		stmt_hostport_format(&r->advertise, rec->addrs[rec->naddrs++],
 		    NODE_ADDR_MAX + 1);
 	else
 		rec->naddrs = (uint16_t)r->env.addrs(r->env.arg, rec->addrs,
 		    NODE_ADDRS_MAX);
-	rec->nrows = (uint16_t)traffic_pairs(r->tm, rec->rows, NODE_ROWS_MAX);
-	rec->ndsts = (uint16_t)traffic_nodes(r->tm, rec->dsts, NODE_ROWS_MAX);
-	r->traffic_moving = 0;
-	for (i = 0; i < rec->nrows; i++)
-		r->traffic_moving |= rec->rows[i].r.rate10 != 0;
-	if ((len = node_encode(r->enc, NODE_RECORD_MAX, rec)) == 0) {
-		/* Traffic rows are what can give way. */
-		rec->nrows = rec->ndsts = 0;
-		len = node_encode(r->enc, NODE_RECORD_MAX, rec);
+	rec->flags = routing_traffic_flags(r);
+}
+
+static void
+build_page(struct routing *r, unsigned int page)
+{
+	struct node_rec		*rec = r->rec;
+	struct routing_lmac	*m;
+	size_t			 i;
+
+	rec_head(r, NODE_KIND_MACS, (uint16_t)page);
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
+		for (m = r->local[i]; m != NULL; m = m->next)
+			if (m->page == page && rec->nmacs < NODE_PAGE_MACS) {
+				memcpy(rec->macs[rec->nmacs].mac, m->mac,
+				    ETHER_ADDR_LEN);
+				rec->macs[rec->nmacs++].version = m->version;
+			}
+}
+
+static void
+originate_one(struct routing *r, unsigned int what)
+{
+	struct node_hdr	 h;
+	uint64_t	 now = routing_now(r);
+	size_t		 n;
+
+	if (what == ROUTING_DIRTY_TOPO)
+		build_topo(r);
+	else
+		build_page(r, what);
+	if ((n = node_encode(r->enc, NODE_RECORD_MAX, r->rec)) == 0) {
+		log_warnx("routing: our own %s record does not fit",
+		    node_kind_name(r->rec->kind));
+		return;
 	}
-	return len;
+	memset(&h, 0, sizeof(h));
+	h.kind = r->rec->kind;
+	h.id = r->rec->id;
+	h.seq = r->rec->seq;
+	h.lifetime = r->rec->lifetime;
+	snprintf(h.name, sizeof(h.name), "%s", r->node);
+	if (nodedb_originate(r->db, r->enc, n, &h, now) == -1) {
+		log_warnx("routing: out of memory for our record");
+		return;
+	}
+	cache_set(r, nodedb_index(r->db, r->node, h.kind, h.id));
+	if (what != ROUTING_DIRTY_TOPO)
+		r->pages_sent |= 1U << what;
+	r->st.originated++;
+	routing_flood_all_but(r, NULL, r->enc, n);
 }
 
 void
 routing_flood_originate(struct routing *r)
 {
-	uint64_t	 now = routing_now(r);
-	size_t		 n;
+	unsigned int	 what = r->dirty, p;
 
-	r->seq++;
-	if ((n = build(r)) == 0) {
-		log_warnx("routing: our own record does not fit");
-		return;
-	}
-	if (nodedb_originate(r->db, r->enc, n, r->seq,
-	    (uint16_t)(3 * routing_refresh_s(r)), now) == -1) {
-		log_warnx("routing: out of memory for our record");
-		return;
-	}
-	r->last_orig_ms = now;
-	r->traffic_sent = traffic_version(r->tm);
-	r->st.originated++;
-	routing_flood_all_but(r, NULL, r->enc, n);
+	r->dirty = 0;
+	if (what & ROUTING_DIRTY_TOPO)
+		originate_one(r, ROUTING_DIRTY_TOPO);
+	for (p = 0; p < NODE_MAC_PAGES; p++)
+		if (what & (1U << p))
+			originate_one(r, p);
+	r->last_orig_ms = routing_now(r);
 	routing_path_soon(r);
 }
 
 /* A change to tell: as soon as ROUTING_ORIG_MIN_MS since the last allow. */
-void
-routing_flood_soon(struct routing *r, uint64_t delay_ms)
+static void
+orig_soon(struct routing *r, uint64_t delay_ms)
 {
 	uint64_t	 now, at;
 
@@ -143,6 +248,21 @@ routing_flood_soon(struct routing *r, uint64_t delay_ms)
 	routing_schedule(r);
 }
 
+void
+routing_flood_mark(struct routing *r, unsigned int what)
+{
+	r->dirty |= what;
+	orig_soon(r, 0);
+}
+
+/* Our topology record changed. */
+void
+routing_flood_soon(struct routing *r, uint64_t delay_ms)
+{
+	r->dirty |= ROUTING_DIRTY_TOPO;
+	orig_soon(r, delay_ms);
+}
+
 /* A record kept aside as too soon, taken now: on to every link. */
 static void
 late_take(const struct nodedb_entry *e, void *arg)
@@ -151,6 +271,7 @@ late_take(const struct nodedb_entry *e, void *arg)
 
 	log_debug("routing: record of node %s, sequence %llu, taken after "
 	    "the minimum interval", e->name, (unsigned long long)e->seq);
+	cache_set(r, nodedb_index(r->db, e->name, e->kind, e->id));
 	routing_flood_all_but(r, NULL, e->raw, e->len);
 	routing_path_soon(r);
 }
@@ -171,19 +292,49 @@ routing_flood_late(struct routing *r)
 		late_soon(r);
 }
 
+/* One of ours from elsewhere, newer: ours (maybe empty) goes above it. */
+static void
+about_us(struct routing *r, struct routing_nbr *nb, const struct node_hdr *h)
+{
+	if (h->seq >= r->seq)
+		r->seq = h->seq;
+	log_info("routing: a record in our name (%s) with sequence %llu "
+	    "came from link %s; sending ours above it",
+	    node_kind_name(h->kind), (unsigned long long)h->seq, nb->name);
+	r->orig_not_before = routing_now(r) + 2 * NODEDB_MIN_ARRIVAL_MS;
+	if (h->kind == NODE_KIND_MACS)
+		r->dirty |= 1U << h->id;
+	else
+		r->dirty |= ROUTING_DIRTY_TOPO;
+	orig_soon(r, 2 * NODEDB_MIN_ARRIVAL_MS);
+}
+
 int
 routing_flood_input(struct routing *r, struct routing_nbr *nb,
     const uint8_t *p, size_t n, const char **why)
 {
 	const struct nodedb_entry *e;
+	const struct routing_topo *t;
 	enum nodedb_result res;
+	struct node_hdr	 h;
+	uint32_t	 flags = 0;
 	int		 v;
 
 	r->st.records_in++;
-	if ((v = node_decode(p, n, r->rec, why)) == NODE_MALFORMED) {
+	/*
+	 * The copy held, byte for byte, was decoded when it came: a copy that
+	 * came round another way is dropped without decoding it again.
+	 */
+	if (node_peek(p, n, &h, why) == NODE_OK &&
+	    h.kind != NODE_KIND_TRAFFIC && nodedb_same(r->db, p, n, &h))
+		return 0;
+	v = node_decode(p, n, r->rec, why);
+	if (v == NODE_MALFORMED) {
 		r->st.malformed++;
 		return -1;
 	}
+	if (v == NODE_OK && r->rec->kind == NODE_KIND_TRAFFIC)
+		return routing_traffic_input(r, nb, p, n, why);
 	if (v == NODE_REFUSED || r->rec->seq > r->env.wall_ms(r->env.arg) +
 	    ROUTING_SEQ_AHEAD) {
 		if (v == NODE_REFUSED)
@@ -197,20 +348,35 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 			    "the clock");
 		return 0;
 	}
-	res = nodedb_offer(r->db, p, n, r->rec->name, r->rec->seq,
-	    r->rec->lifetime, routing_now(r));
+	memset(&h, 0, sizeof(h));
+	h.kind = r->rec->kind;
+	h.id = r->rec->id;
+	h.seq = r->rec->seq;
+	h.lifetime = r->rec->lifetime;
+	memcpy(h.name, r->rec->name, sizeof(h.name));
+	if (h.kind == NODE_KIND_TOPO &&
+	    (e = nodedb_get(r->db, h.name, h.kind, h.id)) != NULL &&
+	    (t = routing_topo(e)) != NULL)
+		flags = t->flags;
+	res = nodedb_offer(r->db, p, n, &h, routing_now(r));
 	switch (res) {
 	case NODEDB_NEW:
-		log_debug("routing: record of node %s, sequence %llu, from "
-		    "link %s", r->rec->name, (unsigned long long)r->rec->seq,
-		    nb->name);
+		log_debug("routing: %s record of node %s, sequence %llu, from "
+		    "link %s", node_kind_name(h.kind), h.name,
+		    (unsigned long long)h.seq, nb->name);
+		/* What we just decoded is the cache: no second decode. */
+		nodedb_set_cache(r->db, (size_t)nodedb_index(r->db, h.name,
+		    h.kind, h.id), cache_make(r->rec));
+		if (h.kind == NODE_KIND_TOPO &&
+		    (r->rec->flags & ~flags & NODE_F_TRAFFIC) != 0)
+			r->report_now = 1;	/* it wants our rows */
 		routing_flood_all_but(r, nb->link, p, n);
 		routing_path_soon(r);
 		break;
 	case NODEDB_SAME:
 		break;
 	case NODEDB_OLDER:
-		if ((e = nodedb_get(r->db, r->rec->name)) != NULL)
+		if ((e = nodedb_get(r->db, h.name, h.kind, h.id)) != NULL)
 			routing_flood_send(r, nb, e->raw, e->len);
 		break;
 	case NODEDB_SELF:
@@ -219,46 +385,36 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 		 * name: ours goes out above it, late enough that every node
 		 * takes it after that one.
 		 */
-		if (r->rec->seq >= r->seq)
-			r->seq = r->rec->seq;
-		log_info("routing: a record in our name with sequence %llu "
-		    "came from link %s; sending ours above it",
-		    (unsigned long long)r->rec->seq, nb->name);
-		r->orig_not_before = routing_now(r) + 2 * NODEDB_MIN_ARRIVAL_MS;
-		routing_flood_soon(r, 2 * NODEDB_MIN_ARRIVAL_MS);
+		about_us(r, nb, &h);
 		break;
 	case NODEDB_TOO_SOON:
 		/* Kept aside: taken once the interval has passed. */
 		log_debug("routing: record of node %s, sequence %llu, from "
 		    "link %s: too soon after the last, kept for later",
-		    r->rec->name, (unsigned long long)r->rec->seq, nb->name);
+		    h.name, (unsigned long long)h.seq, nb->name);
 		late_soon(r);
 		break;
 	case NODEDB_FULL:
 	case NODEDB_NOMEM:
 		if (routing_may_log(r, 2 + (unsigned int)res))
 			log_warnx("routing: record of node %s from link %s "
-			    "refused: %s", r->rec->name, nb->name,
+			    "refused: %s", h.name, nb->name,
 			    nodedb_result_name(res));
 		break;
 	}
 	return 0;
 }
 
-/* The second tick's part: ageing, refreshing, traffic. */
+/* The second tick's part: ageing and refreshing. */
 void
 routing_flood_tick(struct routing *r)
 {
 	uint64_t	 now = routing_now(r);
-	int		 changed = 0;
 
 	if (nodedb_age(r->db, now, NULL, NULL) > 0)
 		routing_path_soon(r);
-	if (now - r->last_orig_ms >= (uint64_t)routing_refresh_s(r) * 1000)
-		changed = 1;
-	else if ((traffic_version(r->tm) != r->traffic_sent ||
-	    r->traffic_moving) && now - r->last_orig_ms >= ROUTING_TRAFFIC_MS)
-		changed = 1;
-	if (changed)
-		routing_flood_soon(r, 0);
+	if (now - r->refreshed_ms >= (uint64_t)routing_refresh_s(r) * 1000) {
+		r->refreshed_ms = now;
+		routing_flood_mark(r, ROUTING_DIRTY_TOPO | r->pages_sent);
+	}
 }

@@ -143,6 +143,8 @@ local_del(struct routing *r, const uint8_t *mac)
 			*mp = m->next;
 			(void)share_add(r, m->port, -1);
 			fwd_port_unref(r->fwd, m->port);
+			r->page_n[m->page]--;
+			routing_flood_mark(r, 1U << m->page);
 			free(m);
 			r->nlocal--;
 			routing_mac_install(r, mac);
@@ -198,12 +200,16 @@ routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
 	}
 	(void)share_add(r, lm->port, 1);
 	lm->seen_ms = now;
+	/* The first page with room: the others are not sent again. */
+	for (lm->page = 0; r->page_n[lm->page] >= NODE_PAGE_MACS; lm->page++)
+		;
+	r->page_n[lm->page]++;
 	b = routing_mac_bucket(r, src);
 	lm->next = r->local[b];
 	r->local[b] = lm;
 	r->nlocal++;
 	routing_mac_install(r, src);
-	routing_flood_soon(r, 0);
+	routing_flood_mark(r, 1U << lm->page);
 	routing_path_soon(r);
 }
 
@@ -233,7 +239,6 @@ routing_mac_claim(struct routing *r, const char *owner,
 			    ether_format(nm->mac, m), owner);
 		r->st.moved_away++;
 		local_del(r, nm->mac);
-		routing_flood_soon(r, 0);
 	}
 	if ((rm = routing_mac_remote(r, nm->mac)) != NULL) {
 		if (rm->version > nm->version || (rm->version == nm->version &&
@@ -290,18 +295,13 @@ routing_mac_age(struct routing *r, uint64_t now)
 {
 	struct routing_lmac	*m, *mn;
 	size_t			 i;
-	int			 changed = 0;
 
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
 		for (m = r->local[i]; m != NULL; m = mn) {
 			mn = m->next;
-			if (now - m->seen_ms >= ROUTING_LOCAL_AGE_MS) {
+			if (now - m->seen_ms >= ROUTING_LOCAL_AGE_MS)
 				local_del(r, m->mac);
-				changed = 1;
-			}
 		}
-	if (changed)
-		routing_flood_soon(r, 0);
 }
 
 void

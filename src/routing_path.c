@@ -17,14 +17,23 @@
 #include "routing_impl.h"
 #include "spf.h"
 
+/*
+ * A computation as soon as ROUTING_SPF_HOLD_MS after the last: a burst of
+ * records (a database exchange, a node's start) makes one or two, not one
+ * each.
+ */
 void
 routing_path_soon(struct routing *r)
 {
+	uint64_t	 at;
+
 	if (!r->on || !r->started || r->compute_at != 0)
 		return;
-	r->compute_at = routing_now(r);
-	if (r->compute_at == 0)
-		r->compute_at = 1;
+	at = routing_now(r);
+	if (r->last_compute_ms != 0 &&
+	    at < r->last_compute_ms + ROUTING_SPF_HOLD_MS)
+		at = r->last_compute_ms + ROUTING_SPF_HOLD_MS;
+	r->compute_at = at != 0 ? at : 1;
 	routing_schedule(r);
 }
 
@@ -67,43 +76,41 @@ note_change(struct routing *r)
 		r->digest = h;
 		r->changed_ms = routing_now(r);
 		log_debug("routing: %zu nodes, %zu routes to guests",
-		    nodedb_count(r->db), r->nroutes);
+		    nodedb_nodes(r->db), r->nroutes);
 	}
 }
 
-/* The graph: the records' nodes in the database's order, then us. */
+/* The graph: the topology records' nodes, in the database's order. */
 static int
 graph(struct routing *r)
 {
 	const struct nodedb_entry *e;
-	const char	*why;
+	const struct routing_topo *t;
 	size_t		 i, k;
-	int		 self, to;
+	int		 self, from, to;
 
 	spf_clear(r->spf);
+	for (i = 0; i < nodedb_count(r->db); i++)
+		if ((e = nodedb_at(r->db, i))->kind == NODE_KIND_TOPO &&
+		    spf_node(r->spf, e->name) == -1)
+			return -1;
+	if ((self = spf_node(r->spf, r->node)) == -1)
+		return -1;
 	/*
 	 * A link to a name without a record is left out: it could never be
 	 * two-way, and peers choose those names, so they must not grow the
 	 * graph.
 	 */
-	for (i = 0; i < nodedb_count(r->db); i++)
-		if (spf_node(r->spf, nodedb_at(r->db, i)->name) != (int)i)
-			return -1;
-	if ((self = spf_node(r->spf, r->node)) == -1)
-		return -1;
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+		if ((t = routing_topo(e)) == NULL)
 			continue;
-		for (k = 0; k < r->rec->nlinks; k++) {
-			to = nodedb_index(r->db, r->rec->links[k].name);
-			if (to == -1 &&
-			    strcmp(r->rec->links[k].name, r->node) == 0)
-				to = self;
-			if (to != -1 && spf_link(r->spf, (int)i, to,
-			    r->rec->links[k].rtt_us) == -1)
+		from = spf_find(r->spf, e->name);
+		for (k = 0; k < t->nlinks; k++)
+			if ((to = spf_find(r->spf, t->links[k].name)) !=
+			    SPF_NONE && spf_link(r->spf, from, to,
+			    t->links[k].rtt_us) == -1)
 				return -1;
-		}
 	}
 	return spf_run(r->spf, self);
 }
@@ -113,12 +120,14 @@ routing_path_compute(struct routing *r)
 {
 	struct routing_rmac	*old[ROUTING_MAC_BUCKETS];
 	const struct nodedb_entry *e;
-	struct routing_nbr	*via, *n;
-	const char		*why;
+	const struct routing_page *pg;
+	struct routing_nbr	*via = NULL, *n;
+	const char		*owner = "";
 	size_t			 i, k;
 	int			 idx, hop;
 
 	r->st.recomputed++;
+	r->last_compute_ms = routing_now(r);
 	routing_mac_swap(r, old);
 	if (graph(r) == -1) {
 		log_warnx("routing: out of memory computing paths");
@@ -126,20 +135,23 @@ routing_path_compute(struct routing *r)
 		routing_mac_settle(r, old);
 		return;
 	}
+	/* A node's records are together: its next hop is looked up once. */
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		idx = (int)i;	/* the graph's nodes are in the records' order */
-		if (e->self || !spf_reachable(r->spf, idx))
+		if (e->self || (pg = routing_page(e)) == NULL)
 			continue;
-		hop = spf_next_hop(r->spf, idx);
-		via = hop != SPF_NONE ? routing_nbr_to(r, spf_name(r->spf,
-		    hop)) : NULL;
-		if (via == NULL ||
-		    node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+		if (strcmp(owner, e->name) != 0) {
+			owner = e->name;
+			via = NULL;
+			if ((idx = spf_find(r->spf, e->name)) != SPF_NONE &&
+			    spf_reachable(r->spf, idx) &&
+			    (hop = spf_next_hop(r->spf, idx)) != SPF_NONE)
+				via = routing_nbr_to(r, spf_name(r->spf, hop));
+		}
+		if (via == NULL)
 			continue;
-		for (k = 0; k < r->rec->nmacs; k++)
-			routing_mac_claim(r, e->name, &r->rec->macs[k],
-			    via->name);
+		for (k = 0; k < pg->nmacs; k++)
+			routing_mac_claim(r, e->name, &pg->macs[k], via->name);
 	}
 	routing_mac_settle(r, old);
 	for (i = 0; i < r->nnbrs; i++) {

@@ -16,13 +16,32 @@
 #include "routing_impl.h"
 #include "shortcut.h"
 #include "spf.h"
+#include "traffic.h"
 
+
+/* The MACs the node's pages hold. */
+static size_t
+node_macs(struct routing *r, const char *name)
+{
+	const struct nodedb_entry *e;
+	const struct routing_page *pg;
+	size_t		 n = 0;
+	int		 i;
+
+	if ((i = nodedb_index(r->db, name, NODE_KIND_TOPO, 0)) == -1)
+		return 0;
+	while ((e = nodedb_at(r->db, (size_t)++i)) != NULL &&
+	    strcmp(e->name, name) == 0)
+		if ((pg = routing_page(e)) != NULL)
+			n += pg->nmacs;
+	return n;
+}
 
 static void
 show_nodes(struct routing *r, struct evbuffer *out)
 {
 	const struct nodedb_entry *e;
-	const char	*why;
+	const struct routing_topo *t;
 	uint64_t	 now = routing_now(r);
 	size_t		 i, k;
 	int		 idx;
@@ -31,7 +50,7 @@ show_nodes(struct routing *r, struct evbuffer *out)
 	    "reachable\thops\tlinks\tmacs\taddresses\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+		if ((t = routing_topo(e)) == NULL)
 			continue;
 		idx = spf_find(r->spf, e->name);
 		evbuffer_add_printf(out, "%s\t%llu\t%llu\t%u\t%s\t%u\t",
@@ -40,15 +59,15 @@ show_nodes(struct routing *r, struct evbuffer *out)
 		    e->lifetime, e->self ? "self" : idx != SPF_NONE &&
 		    spf_reachable(r->spf, idx) ? "yes" : "no",
 		    idx != SPF_NONE ? spf_hops(r->spf, idx) : 0);
-		for (k = 0; k < r->rec->nlinks; k++)
+		for (k = 0; k < t->nlinks; k++)
 			evbuffer_add_printf(out, "%s%s", k ? "," : "",
-			    r->rec->links[k].name);
-		evbuffer_add_printf(out, "%s\t%u\t", r->rec->nlinks ? "" : "-",
-		    r->rec->nmacs);
-		for (k = 0; k < r->rec->naddrs; k++)
+			    t->links[k].name);
+		evbuffer_add_printf(out, "%s\t%zu\t", t->nlinks ? "" : "-",
+		    node_macs(r, e->name));
+		for (k = 0; k < t->naddrs; k++)
 			evbuffer_add_printf(out, "%s%s", k ? "," : "",
-			    r->rec->addrs[k]);
-		evbuffer_add_printf(out, "%s\n", r->rec->naddrs ? "" : "-");
+			    t->addrs[k]);
+		evbuffer_add_printf(out, "%s\n", t->naddrs ? "" : "-");
 	}
 }
 
@@ -56,7 +75,7 @@ static void
 show_topology(struct routing *r, struct evbuffer *out)
 {
 	const struct nodedb_entry *e;
-	const char	*why;
+	const struct routing_topo *t;
 	size_t		 i, k;
 	int		 a, b;
 
@@ -64,14 +83,14 @@ show_topology(struct routing *r, struct evbuffer *out)
 	    "tree\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+		if ((t = routing_topo(e)) == NULL)
 			continue;
 		a = spf_find(r->spf, e->name);
-		for (k = 0; k < r->rec->nlinks; k++) {
-			b = spf_find(r->spf, r->rec->links[k].name);
+		for (k = 0; k < t->nlinks; k++) {
+			b = spf_find(r->spf, t->links[k].name);
 			evbuffer_add_printf(out, "%s\t%s\t%.3f\t%s\t%s\n",
-			    e->name, r->rec->links[k].name,
-			    r->rec->links[k].rtt_us / 1000.0,
+			    e->name, t->links[k].name,
+			    t->links[k].rtt_us / 1000.0,
 			    a != SPF_NONE && b != SPF_NONE &&
 			    spf_two_way(r->spf, a, b) ? "two-way" : "one-way",
 			    a != SPF_NONE && b != SPF_NONE &&
@@ -109,25 +128,30 @@ trow_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Our rows and those reported to us: every node's guest pairs. */
 static size_t
 collect(struct routing *r, struct trow **rows)
 {
-	const struct nodedb_entry *e;
-	const char	*why;
+	struct node_row	 own[NODE_ROWS_MAX];
+	const struct routing_report *rp;
 	struct trow	*t;
-	size_t		 i, k, n = 0;
+	size_t		 i, k, n = 0, no;
 
 	*rows = NULL;
-	if ((t = reallocarray(NULL, nodedb_count(r->db) * NODE_ROWS_MAX + 1,
+	if ((t = reallocarray(NULL, (r->nreports + 1) * NODE_ROWS_MAX + 1,
 	    sizeof(*t))) == NULL)
 		return 0;
-	for (i = 0; i < nodedb_count(r->db); i++) {
-		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
-			continue;
-		for (k = 0; k < r->rec->nrows; k++) {
-			snprintf(t[n].node, sizeof(t[n].node), "%s", e->name);
-			t[n++].row = r->rec->rows[k];
+	no = traffic_pairs(r->tm, own, NODE_ROWS_MAX);
+	for (k = 0; k < no; k++) {
+		snprintf(t[n].node, sizeof(t[n].node), "%s", r->node);
+		t[n++].row = own[k];
+	}
+	for (i = 0; i < r->nreports; i++) {
+		rp = r->reports[i];
+		for (k = 0; k < rp->nrows; k++) {
+			snprintf(t[n].node, sizeof(t[n].node), "%s",
+			    rp->origin);
+			t[n++].row = rp->rows[k];
 		}
 	}
 	qsort(t, n, sizeof(*t), trow_cmp);
@@ -155,24 +179,29 @@ show_traffic(struct routing *r, struct evbuffer *out)
 }
 
 static void
+show_dsts(struct evbuffer *out, const char *from, const struct node_dst *d,
+    size_t n)
+{
+	size_t	 k;
+
+	for (k = 0; k < n; k++) {
+		evbuffer_add_printf(out, "%s\t%s", from, d[k].name);
+		show_rate(out, &d[k].r);
+	}
+}
+
+static void
 show_traffic_nodes(struct routing *r, struct evbuffer *out)
 {
-	const struct nodedb_entry *e;
-	const char	*why;
-	size_t		 i, k;
+	struct node_dst	 own[NODE_ROWS_MAX];
+	size_t		 i;
 
 	evbuffer_add_printf(out, "%%columns src\tdst\tbytes\tframes\trate1\t"
 	    "rate10\n");
-	for (i = 0; i < nodedb_count(r->db); i++) {
-		e = nodedb_at(r->db, i);
-		if (node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
-			continue;
-		for (k = 0; k < r->rec->ndsts; k++) {
-			evbuffer_add_printf(out, "%s\t%s", e->name,
-			    r->rec->dsts[k].name);
-			show_rate(out, &r->rec->dsts[k].r);
-		}
-	}
+	show_dsts(out, r->node, own, traffic_nodes(r->tm, own, NODE_ROWS_MAX));
+	for (i = 0; i < r->nreports; i++)
+		show_dsts(out, r->reports[i]->origin, r->reports[i]->dsts,
+		    r->reports[i]->ndsts);
 }
 
 /*
@@ -218,6 +247,15 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 		evbuffer_add_printf(out, "%%columns note\nrouting is static "
 		    "(no control plane)\n");
 		return;
+	}
+	switch (st->show) {
+	case STMT_SHOW_TRAFFIC:
+	case STMT_SHOW_TRAFFIC_NODES:
+	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+		routing_traffic_interest(r);
+		break;
+	default:
+		break;
 	}
 	switch (st->show) {
 	case STMT_SHOW_NODES:

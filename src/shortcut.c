@@ -112,6 +112,12 @@ shortcut_apply(struct routing *r, const struct stmt *st, char *err,
 }
 
 int
+shortcut_on(const struct routing *r)
+{
+	return r->sc->adapt != NULL && adapt_conf(r->sc->adapt)->shortcuts;
+}
+
+int
 shortcut_draining(struct routing *r, const struct routing_nbr *n)
 {
 	return r->sc->adapt != NULL && n->configured &&
@@ -164,7 +170,7 @@ dialable(const char *a)
 }
 
 static void
-dial(struct routing *r, const char *peer, const struct node_rec *rec)
+dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 {
 	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
 	struct stmt_error perr;
@@ -211,7 +217,7 @@ remove_link(struct routing *r, const char *name)
 
 static void
 act(struct routing *r, const char *peer, enum adapt_action a,
-    const struct node_rec *rec)
+    const struct routing_topo *rec)
 {
 	struct routing_nbr *n;
 
@@ -246,9 +252,9 @@ shortcut_round(struct routing *r)
 {
 	struct adapt	*ad = r->sc->adapt;
 	const struct nodedb_entry *e;
+	const struct routing_report *rp;
 	const struct adapt_peer *p;
 	struct node_dst	 out[NODE_ROWS_MAX];
-	const char	*why;
 	uint64_t	 now = routing_now(r), rate;
 	size_t		 i, k, n;
 	char		 peer[NODE_NAME_MAX + 1];
@@ -258,24 +264,27 @@ shortcut_round(struct routing *r)
 	n = traffic_nodes(r->tm, out, NODE_ROWS_MAX);
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (e->self ||
-		    node_decode(e->raw, e->len, r->rec, &why) != NODE_OK)
+		if (e->self || routing_topo(e) == NULL)
 			continue;
 		rate = 0;
 		for (k = 0; k < n; k++)
 			if (strcmp(out[k].name, e->name) == 0)
 				rate += out[k].r.rate1;
-		for (k = 0; k < r->rec->ndsts; k++)
-			if (strcmp(r->rec->dsts[k].name, r->node) == 0)
-				rate += r->rec->dsts[k].r.rate1;
-		/* act() may remove links: the record is decoded anew after. */
-		act(r, e->name, adapt_observe(ad, e->name, rate,
-		    classify(r, e->name), now), r->rec);
+		/* What the peer's guests send to ours: its last report. */
+		if ((rp = routing_traffic_report(r, e->name)) != NULL)
+			for (k = 0; k < rp->ndsts; k++)
+				if (strcmp(rp->dsts[k].name, r->node) == 0)
+					rate += rp->dsts[k].r.rate1;
+		snprintf(peer, sizeof(peer), "%s", e->name);
+		/* act() may remove links, never records: e stays. */
+		act(r, peer, adapt_observe(ad, peer, rate, classify(r, peer),
+		    now), routing_topo(e));
 	}
 	/* Ours to nodes whose records are gone: no traffic to keep them. */
 	for (i = 0; i < adapt_count(ad); i++) {
 		p = adapt_at(ad, i);
-		if (!ours(p->state) || nodedb_get(r->db, p->name) != NULL)
+		if (!ours(p->state) || nodedb_get(r->db, p->name,
+		    NODE_KIND_TOPO, 0) != NULL)
 			continue;
 		snprintf(peer, sizeof(peer), "%s", p->name);
 		act(r, peer, adapt_observe(ad, peer, 0, classify(r, peer),

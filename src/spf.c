@@ -1,8 +1,15 @@
+/*
+ * Paths over the node graph (spf.h).  Sized for thousands of nodes: names
+ * are found through a hash table, each node's edges are sorted by their
+ * far end once per run (so the two-way check is a binary search), and
+ * Dijkstra takes the next node from a binary heap.
+ */
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "node.h"
 #include "spf.h"
 
@@ -13,6 +20,7 @@ struct spf_edge {
 
 struct spf_node {
 	char		 name[NODE_NAME_MAX + 1];
+	uint32_t	 hash;
 	struct spf_edge	*edges;
 	size_t		 nedges, cap;
 	/* results */
@@ -22,19 +30,28 @@ struct spf_node {
 	int		 first;		/* first hop from self */
 	int		 parent;	/* in the broadcast tree */
 	unsigned int	 depth;		/* from the tree's root */
+	size_t		 heap_at;	/* in the heap, or SIZE_MAX */
 };
 
 struct spf {
 	struct spf_node	*n;
 	size_t		 count, cap;
 	int		 self;
-	int		*queue;
+	int		*queue;		/* the tree's, and the heap */
+	int		 sorted;	/* edges by their far end */
+	int		*tab;		/* names: open addressing, -1 empty */
+	size_t		 tabcap;	/* power of two, > 2 * count */
 };
 
 struct spf *
 spf_new(void)
 {
-	return calloc(1, sizeof(struct spf));
+	struct spf	*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->self = SPF_NONE;
+	return s;
 }
 
 void
@@ -46,6 +63,8 @@ spf_clear(struct spf *s)
 		free(s->n[i].edges);
 	s->count = 0;
 	s->self = SPF_NONE;
+	for (i = 0; i < s->tabcap; i++)
+		s->tab[i] = -1;
 }
 
 void
@@ -56,28 +75,78 @@ spf_free(struct spf *s)
 	spf_clear(s);
 	free(s->n);
 	free(s->queue);
+	free(s->tab);
 	free(s);
+}
+
+static uint32_t
+name_hash(const char *name)
+{
+	return hash_fnv1a(HASH_FNV_BASIS, name, strlen(name));
+}
+
+static int
+lookup(const struct spf *s, const char *name, uint32_t h)
+{
+	size_t	 i;
+	int	 k;
+
+	if (s->tabcap == 0)
+		return SPF_NONE;
+	for (i = h & (s->tabcap - 1); (k = s->tab[i]) != -1;
+	    i = (i + 1) & (s->tabcap - 1))
+		if (s->n[k].hash == h && strcmp(s->n[k].name, name) == 0)
+			return k;
+	return SPF_NONE;
+}
+
+static void
+tab_put(struct spf *s, int k)
+{
+	size_t	 i;
+
+	for (i = s->n[k].hash & (s->tabcap - 1); s->tab[i] != -1;
+	    i = (i + 1) & (s->tabcap - 1))
+		;
+	s->tab[i] = k;
+}
+
+static int
+tab_grow(struct spf *s)
+{
+	size_t	 cap = s->tabcap ? s->tabcap : 32, i;
+	int	*t;
+
+	while (cap <= 2 * (s->count + 1))
+		cap *= 2;
+	if (cap == s->tabcap)
+		return 0;
+	if ((t = reallocarray(s->tab, cap, sizeof(*t))) == NULL)
+		return -1;
+	s->tab = t;
+	s->tabcap = cap;
+	for (i = 0; i < cap; i++)
+		t[i] = -1;
+	for (i = 0; i < s->count; i++)
+		tab_put(s, (int)i);
+	return 0;
 }
 
 int
 spf_find(const struct spf *s, const char *name)
 {
-	size_t	 i;
-
-	for (i = 0; i < s->count; i++)
-		if (strcmp(s->n[i].name, name) == 0)
-			return (int)i;
-	return SPF_NONE;
+	return lookup(s, name, name_hash(name));
 }
 
 int
 spf_node(struct spf *s, const char *name)
 {
 	struct spf_node	*nn;
+	uint32_t	 h = name_hash(name);
 	size_t		 cap;
 	int		 i;
 
-	if ((i = spf_find(s, name)) != SPF_NONE)
+	if ((i = lookup(s, name, h)) != SPF_NONE)
 		return i;
 	if (s->count == s->cap) {
 		cap = s->cap != 0 ? s->cap * 2 : 16;
@@ -86,9 +155,13 @@ spf_node(struct spf *s, const char *name)
 		s->n = nn;
 		s->cap = cap;
 	}
+	if (tab_grow(s) == -1)
+		return -1;
 	nn = &s->n[s->count];
 	memset(nn, 0, sizeof(*nn));
 	snprintf(nn->name, sizeof(nn->name), "%s", name);
+	nn->hash = h;
+	tab_put(s, (int)s->count);
 	return (int)s->count++;
 }
 
@@ -123,18 +196,52 @@ spf_link(struct spf *s, int from, int to, uint32_t rtt_us)
 	f->edges[f->nedges].to = to;
 	f->edges[f->nedges].rtt_us = rtt_us;
 	f->nedges++;
+	s->sorted = 0;
 	return 0;
 }
 
 static int
+edge_cmp(const void *a, const void *b)
+{
+	const struct spf_edge *x = a, *y = b;
+
+	return x->to != y->to ? (x->to < y->to ? -1 : 1) : 0;
+}
+
+/* Does a list b?  Edges are sorted by spf_run(); before, a scan. */
+static int
 lists(const struct spf *s, int a, int b)
+{
+	const struct spf_node *n = &s->n[a];
+	size_t		 lo = 0, hi = n->nedges, mid;
+
+	if (!s->sorted) {
+		for (mid = 0; mid < n->nedges; mid++)
+			if (n->edges[mid].to == b)
+				return 1;
+		return 0;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (n->edges[mid].to == b)
+			return 1;
+		if (n->edges[mid].to < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static void
+sort_edges(struct spf *s)
 {
 	size_t	 i;
 
-	for (i = 0; i < s->n[a].nedges; i++)
-		if (s->n[a].edges[i].to == b)
-			return 1;
-	return 0;
+	for (i = 0; i < s->count; i++)
+		qsort(s->n[i].edges, s->n[i].nedges, sizeof(struct spf_edge),
+		    edge_cmp);
+	s->sorted = 1;
 }
 
 int
@@ -156,10 +263,60 @@ better(const struct spf *s, unsigned int ha, uint64_t ra, int fa,
 	    strcmp(s->n[fa].name, s->n[b->first].name) < 0;
 }
 
+static int
+heap_less(const struct spf *s, int a, int b)
+{
+	return better(s, s->n[a].hops, s->n[a].rtt, s->n[a].first, &s->n[b]);
+}
+
+static void
+heap_set(struct spf *s, size_t i, int v)
+{
+	s->queue[i] = v;
+	s->n[v].heap_at = i;
+}
+
+static void
+heap_up(struct spf *s, size_t i)
+{
+	int	 v = s->queue[i];
+
+	while (i > 0 && heap_less(s, v, s->queue[(i - 1) / 2])) {
+		heap_set(s, i, s->queue[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(s, i, v);
+}
+
+static int
+heap_pop(struct spf *s, size_t *n)
+{
+	int	 top = s->queue[0], v;
+	size_t	 i = 0, c;
+
+	s->n[top].heap_at = SIZE_MAX;
+	if (--*n == 0)
+		return top;
+	v = s->queue[*n];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && heap_less(s, s->queue[c + 1], s->queue[c]))
+			c++;
+		if (!heap_less(s, s->queue[c], v))
+			break;
+		heap_set(s, i, s->queue[c]);
+		i = c;
+	}
+	heap_set(s, i, v);
+	return top;
+}
+
 static void
 dijkstra(struct spf *s, int self)
 {
-	size_t		 i, k;
+	size_t		 i, k, nh = 0;
 	int		 u, v;
 
 	for (i = 0; i < s->count; i++) {
@@ -168,21 +325,12 @@ dijkstra(struct spf *s, int self)
 		s->n[i].first = SPF_NONE;
 		s->n[i].hops = 0;
 		s->n[i].rtt = 0;
+		s->n[i].heap_at = SIZE_MAX;
 	}
 	s->n[self].reach = 1;
-	for (;;) {
-		u = SPF_NONE;
-		for (i = 0; i < s->count; i++) {
-			struct spf_node *c = &s->n[i];
-
-			if (!c->reach || c->done)
-				continue;
-			if (u == SPF_NONE || better(s, c->hops, c->rtt, c->first,
-			    &s->n[u]))
-				u = (int)i;
-		}
-		if (u == SPF_NONE)
-			break;
+	heap_set(s, nh++, self);
+	while (nh > 0) {
+		u = heap_pop(s, &nh);
 		s->n[u].done = 1;
 		for (k = 0; k < s->n[u].nedges; k++) {
 			struct spf_edge *e = &s->n[u].edges[k];
@@ -198,6 +346,9 @@ dijkstra(struct spf *s, int self)
 				s->n[v].hops = h;
 				s->n[v].rtt = r;
 				s->n[v].first = f;
+				if (s->n[v].heap_at == SIZE_MAX)
+					heap_set(s, nh++, v);
+				heap_up(s, s->n[v].heap_at);
 			}
 		}
 	}
@@ -245,6 +396,7 @@ spf_run(struct spf *s, int self)
 		return -1;
 	s->queue = q;
 	s->self = self;
+	sort_edges(s);
 	dijkstra(s, self);
 	for (i = 0; i < s->count; i++)
 		if (s->n[i].reach && (root == SPF_NONE ||

@@ -24,6 +24,7 @@ sample(const char *name, uint64_t seq)
 	struct node_rec	*r = calloc(1, sizeof(*r));
 
 	ck_assert_ptr_nonnull(r);
+	r->kind = NODE_KIND_TOPO;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->seq = seq;
 	r->lifetime = 90;
@@ -32,13 +33,42 @@ sample(const char *name, uint64_t seq)
 	r->links[0].rtt_us = 250;
 	snprintf(r->links[1].name, sizeof(r->links[1].name), "host2");
 	r->links[1].rtt_us = 70000;
+	r->naddrs = 1;
+	snprintf(r->addrs[0], sizeof(r->addrs[0]), "10.66.0.2:7870");
+	r->flags = NODE_F_TRAFFIC;
+	return r;
+}
+
+static struct node_rec *
+sample_macs(const char *name, uint64_t seq, uint16_t page)
+{
+	struct node_rec	*r = calloc(1, sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	r->kind = NODE_KIND_MACS;
+	r->id = page;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->seq = seq;
+	r->lifetime = 90;
 	r->nmacs = 2;
 	memcpy(r->macs[0].mac, mac1, 6);
 	r->macs[0].version = 1;
 	memcpy(r->macs[1].mac, mac2, 6);
 	r->macs[1].version = 7;
-	r->naddrs = 1;
-	snprintf(r->addrs[0], sizeof(r->addrs[0]), "10.66.0.2:7870");
+	return r;
+}
+
+static struct node_rec *
+sample_traffic(const char *name, const char *to)
+{
+	struct node_rec	*r = calloc(1, sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	r->kind = NODE_KIND_TRAFFIC;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->to, sizeof(r->to), "%s", to);
+	r->seq = 77;
+	r->lifetime = 16;	/* hops */
 	r->nrows = 1;
 	memcpy(r->rows[0].src, mac1, 6);
 	memcpy(r->rows[0].dst, mac2, 6);
@@ -59,35 +89,96 @@ START_TEST(codec_roundtrip)
 	struct node_rec	*r = sample("host1", 1234567890123ULL);
 	struct node_rec	*g = calloc(1, sizeof(*g));
 	uint8_t		 buf[NODE_RECORD_MAX];
-	char		 name[NODE_NAME_MAX + 1];
+	struct node_hdr	 h;
 	const char	*why = NULL;
-	uint64_t	 seq;
-	uint16_t	 lt;
 	size_t		 n;
 
 	n = node_encode(buf, sizeof(buf), r);
 	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(buf[0], 2);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->kind, NODE_KIND_TOPO);
 	ck_assert_str_eq(g->name, "host1");
 	ck_assert_uint_eq(g->seq, 1234567890123ULL);
 	ck_assert_uint_eq(g->lifetime, 90);
 	ck_assert_uint_eq(g->nlinks, 2);
 	ck_assert_str_eq(g->links[1].name, "host2");
 	ck_assert_uint_eq(g->links[1].rtt_us, 70000);
+	ck_assert_str_eq(g->addrs[0], "10.66.0.2:7870");
+	ck_assert_uint_eq(g->flags, NODE_F_TRAFFIC);
+	ck_assert_int_eq(node_peek(buf, n, &h, &why), NODE_OK);
+	ck_assert_str_eq(h.name, "host1");
+	ck_assert_uint_eq(h.seq, 1234567890123ULL);
+	ck_assert_uint_eq(h.kind, NODE_KIND_TOPO);
+	/* Too small a buffer: 0, nothing written past it. */
+	ck_assert_uint_eq(node_encode(buf, n - 1, r), 0);
+	free(r);
+
+	r = sample_macs("host1", 9, 3);
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->kind, NODE_KIND_MACS);
+	ck_assert_uint_eq(g->id, 3);
 	ck_assert_uint_eq(g->nmacs, 2);
 	ck_assert_mem_eq(g->macs[1].mac, mac2, 6);
 	ck_assert_uint_eq(g->macs[1].version, 7);
-	ck_assert_str_eq(g->addrs[0], "10.66.0.2:7870");
+	free(r);
+
+	r = sample_traffic("host1", "proxy");
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_str_eq(g->to, "proxy");
+	ck_assert_uint_eq(g->lifetime, 16);
 	ck_assert_uint_eq(g->rows[0].r.bytes, 1ULL << 40);
 	ck_assert_uint_eq(g->rows[0].r.frames, 12345);
 	ck_assert_uint_eq(g->rows[0].r.rate10, 900);
 	ck_assert_str_eq(g->dsts[1].name, "*");
 	ck_assert_uint_eq(g->dsts[1].r.frames, 3);
-	ck_assert_int_eq(node_peek(buf, n, name, &seq, &lt, &why), NODE_OK);
-	ck_assert_str_eq(name, "host1");
-	ck_assert_uint_eq(seq, 1234567890123ULL);
-	/* Too small a buffer: 0, nothing written past it. */
-	ck_assert_uint_eq(node_encode(buf, n - 1, r), 0);
+	node_set_hops(buf, n, 15);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->lifetime, 15);
+	free(r);
+	free(g);
+}
+END_TEST
+
+/*
+ * Sections of types it does not know (a later version's) are skipped and
+ * stay in the bytes; a signature section ends the record.
+ */
+START_TEST(codec_extensible)
+{
+	struct node_rec	*r = sample("host1", 5);
+	struct node_rec	*g = calloc(1, sizeof(*g));
+	uint8_t		 buf[NODE_RECORD_MAX];
+	const char	*why = NULL;
+	size_t		 n, m;
+
+	n = node_encode(buf, sizeof(buf), r);
+	/* An unknown section, then a MACS section (not a topology's). */
+	memcpy(buf + n, "\x40\x00\x03" "abc", 6);
+	memcpy(buf + n + 6, "\x04\x00\x00", 3);
+	m = n + 9;
+	ck_assert_int_eq(node_decode(buf, m, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->unknown, 2);
+	ck_assert_uint_eq(g->nlinks, 2);
+	ck_assert_uint_eq(g->signed_len, 0);
+	/* An address of another kind is skipped too. */
+	/* A signature: last, and what it covers is known. */
+	memcpy(buf + m, "\xff\x00\x02" "zz", 5);
+	ck_assert_int_eq(node_decode(buf, m + 5, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->signed_len, m);
+	buf[m + 5] = 1;
+	ck_assert_int_eq(node_decode(buf, m + 6, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "bytes after the signature of a record");
+	/* A known section given twice. */
+	memcpy(buf + n, "\x03\x00\x04\x00\x00\x00\x00", 7);
+	ck_assert_int_eq(node_decode(buf, n + 7, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "a section given twice in record");
+	/* A kind this version does not know: refused, the link stays. */
+	n = node_encode(buf, sizeof(buf), r);
+	buf[1] = 9;
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
 	free(r);
 	free(g);
 }
@@ -97,72 +188,140 @@ START_TEST(codec_malformed)
 {
 	struct node_rec	*r = sample("host1", 5);
 	struct node_rec	*g = calloc(1, sizeof(*g));
+	struct node_rec	*mp = sample_macs("host1", 5, 0);
 	uint8_t		 buf[NODE_RECORD_MAX + 1];
 	const char	*why;
 	size_t		 n, i;
 
 	n = node_encode(buf, sizeof(buf), r);
-	/* Every truncation is malformed, never read past the end. */
+	/*
+	 * Every truncation is read within its bytes: malformed, but where it
+	 * ends between sections (they are all optional), well-formed.
+	 */
 	for (i = 0; i < n; i++) {
 		why = NULL;
-		ck_assert_int_eq(node_decode(buf, i, g, &why), NODE_MALFORMED);
+		if (node_decode(buf, i, g, &why) == NODE_OK) {
+			ck_assert_uint_ge(i, 12 + 1 + 5 + 2);
+			continue;
+		}
 		ck_assert_ptr_nonnull(why);
 	}
 	buf[n] = 0;
 	ck_assert_int_eq(node_decode(buf, n + 1, g, &why), NODE_MALFORMED);
-	ck_assert_str_eq(why, "trailing bytes after record");
+	ck_assert_str_eq(why, "short section header in record");
+	memcpy(buf + n, "junk", 4);
+	ck_assert_int_eq(node_decode(buf, n + 4, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "section runs past the record");
 	/* A multicast MAC. */
-	r->macs[0].mac[0] = 1;
-	n = node_encode(buf, sizeof(buf), r);
+	mp->macs[0].mac[0] = 1;
+	n = node_encode(buf, sizeof(buf), mp);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
-	r->macs[0].mac[0] = 2;
 	/* A bad neighbour name. */
 	snprintf(r->links[0].name, sizeof(r->links[0].name), "-x");
 	n = node_encode(buf, sizeof(buf), r);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
 	snprintf(r->links[0].name, sizeof(r->links[0].name), "proxy");
-	/* Version, lifetime, sequence 0. */
+	/* Version (1 too), lifetime, sequence 0. */
 	n = node_encode(buf, sizeof(buf), r);
-	buf[0] = 9;
+	buf[0] = 1;
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "unknown record version");
 	buf[0] = NODE_VERSION;
 	put_u16(buf + 2, 1);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
 	put_u16(buf + 2, 90);
 	memset(buf + 4, 0, 8);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	/* A traffic report without its destination. */
 	free(r);
+	r = sample_traffic("host1", "proxy");
+	r->to[0] = '\0';
+	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
+	free(r);
+	free(mp);
 	free(g);
 }
 END_TEST
 
 START_TEST(codec_limits)
 {
-	struct node_rec	*r = sample("host1", 5);
+	struct node_rec	*r = sample_macs("host1", 5, 0);
 	struct node_rec	*g = calloc(1, sizeof(*g));
-	uint8_t		 buf[64];
+	uint8_t		 buf[NODE_RECORD_MAX];
 	const char	*why;
-	size_t		 n;
+	size_t		 n, i;
 
 	/* A sequence above NODE_SEQ_MAX: refused, not malformed. */
-	r->nlinks = r->nmacs = r->naddrs = r->nrows = r->ndsts = 0;
 	r->seq = NODE_SEQ_MAX + 1;
 	n = node_encode(buf, sizeof(buf), r);
 	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
 	ck_assert_str_eq(why, "record sequence out of range");
-	/* A thousand MACs announced: refused at the count. */
+	/* A page of a thousand MACs: refused at the one past the page. */
 	r->seq = 5;
 	n = node_encode(buf, sizeof(buf), r);
-	put_u16(buf + n - 8, 1000);	/* after the link count */
-	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
+	put_u16(buf + n - 2 * 10 - 2, 1000 * 10);
+	for (i = 0; i < 1000; i++) {
+		memcpy(buf + n - 20 + i * 10, mac1, 6);
+		buf[n - 20 + i * 10 + 5] = (uint8_t)i;
+		put_u32(buf + n - 20 + i * 10 + 6, 1);
+	}
+	ck_assert_int_eq(node_decode(buf, n - 20 + 10000, g, &why),
+	    NODE_REFUSED);
 	ck_assert_str_eq(why, "too many MACs in record");
+	/* A page out of range. */
+	r->id = NODE_MAC_PAGES;
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_REFUSED);
 	/* The encoder will not make what the decoder refuses. */
-	r->nmacs = NODE_MACS_MAX + 1;
+	r->id = 0;
+	r->nmacs = NODE_PAGE_MACS + 1;
 	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
+	free(r);
+	/* A proxy of a thousand nodes fits in one topology record. */
+	r = sample("proxy", 5);
+	r->nlinks = NODE_LINKS_MAX;
+	for (i = 0; i < NODE_LINKS_MAX; i++)
+		snprintf(r->links[i].name, sizeof(r->links[i].name),
+		    "host-with-a-long-name%04zu", i);
+	ck_assert_uint_gt(n = node_encode(buf, sizeof(buf), r), 0);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->nlinks, NODE_LINKS_MAX);
 	free(r);
 	free(g);
 }
 END_TEST
+
+/* The fixed part of a topology record of name, for the database. */
+static struct node_hdr
+hdr(const char *name, uint64_t seq, uint16_t lifetime)
+{
+	struct node_hdr	 h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = NODE_KIND_TOPO;
+	snprintf(h.name, sizeof(h.name), "%s", name);
+	h.seq = seq;
+	h.lifetime = lifetime;
+	return h;
+}
+
+static enum nodedb_result
+offer(struct nodedb *db, const uint8_t *b, size_t n, const char *name,
+    uint64_t seq, uint16_t lifetime, uint64_t now)
+{
+	struct node_hdr	 h = hdr(name, seq, lifetime);
+
+	return nodedb_offer(db, b, n, &h, now);
+}
+
+static int
+originate(struct nodedb *db, const uint8_t *b, size_t n, uint64_t seq,
+    uint16_t lifetime, uint64_t now)
+{
+	struct node_hdr	 h = hdr("self", seq, lifetime);
+
+	return nodedb_originate(db, b, n, &h, now);
+}
 
 /* A record's bytes for the database: just the fixed part matters. */
 static size_t
@@ -179,40 +338,40 @@ raw(uint8_t *buf, const char *name, uint64_t seq, uint16_t lifetime)
 
 START_TEST(db_flooding)
 {
-	struct nodedb	*db = nodedb_new("self", 3);
+	struct nodedb	*db = nodedb_new("self", 3, NULL);
 	uint8_t		 b[NODE_RECORD_MAX];
 	size_t		 n;
 
 	n = raw(b, "a", 10, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1001), NODEDB_SAME);
+	ck_assert_int_eq(offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "a", 10, 90, 1001), NODEDB_SAME);
 	n = raw(b, "a", 9, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 9, 90, 2000),
+	ck_assert_int_eq(offer(db, b, n, "a", 9, 90, 2000),
 	    NODEDB_OLDER);
 	n = raw(b, "a", 11, 90);
 	/* Newer, but within MinArrival of the last: refused. */
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90,
+	ck_assert_int_eq(offer(db, b, n, "a", 11, 90,
 	    1000 + NODEDB_MIN_ARRIVAL_MS - 1), NODEDB_TOO_SOON);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90,
+	ck_assert_int_eq(offer(db, b, n, "a", 11, 90,
 	    1000 + NODEDB_MIN_ARRIVAL_MS), NODEDB_NEW);
-	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 11);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 11);
 	/* Our own record comes back from before a restart. */
 	n = raw(b, "self", 5, 90);
-	ck_assert_int_eq(nodedb_originate(db, b, n, 5, 90, 0), 0);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 5, 90, 3000),
+	ck_assert_int_eq(originate(db, b, n, 5, 90, 0), 0);
+	ck_assert_int_eq(offer(db, b, n, "self", 5, 90, 3000),
 	    NODEDB_SAME);
 	n = raw(b, "self", 4, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 4, 90, 3000),
+	ck_assert_int_eq(offer(db, b, n, "self", 4, 90, 3000),
 	    NODEDB_OLDER);
 	n = raw(b, "self", 500, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "self", 500, 90, 3000),
+	ck_assert_int_eq(offer(db, b, n, "self", 500, 90, 3000),
 	    NODEDB_SELF);
-	ck_assert_uint_eq(nodedb_get(db, "self")->seq, 5);
+	ck_assert_uint_eq(nodedb_get(db, "self", NODE_KIND_TOPO, 0)->seq, 5);
 	/* Three records at most (ours counts). */
 	n = raw(b, "b", 1, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 1, 90, 3000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "b", 1, 90, 3000), NODEDB_NEW);
 	n = raw(b, "c", 1, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "c", 1, 90, 3000),
+	ck_assert_int_eq(offer(db, b, n, "c", 1, 90, 3000),
 	    NODEDB_FULL);
 	ck_assert_uint_eq(nodedb_count(db), 3);
 	/* In name order. */
@@ -238,7 +397,7 @@ late_cb(const struct nodedb_entry *e, void *arg)
  */
 START_TEST(db_late)
 {
-	struct nodedb	*db = nodedb_new("self", 0);
+	struct nodedb	*db = nodedb_new("self", 0, NULL);
 	uint8_t		 b[NODE_RECORD_MAX];
 	uint64_t	 took[8];
 	struct nodedb_stats st;
@@ -246,15 +405,15 @@ START_TEST(db_late)
 
 	memset(took, 0, sizeof(took));
 	n = raw(b, "a", 10, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
 	n = raw(b, "a", 12, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 12, 90, 1010),
+	ck_assert_int_eq(offer(db, b, n, "a", 12, 90, 1010),
 	    NODEDB_TOO_SOON);
 	/* An older one than that, also too soon: 12 stays the one kept. */
 	n = raw(b, "a", 11, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 11, 90, 1020),
+	ck_assert_int_eq(offer(db, b, n, "a", 11, 90, 1020),
 	    NODEDB_TOO_SOON);
-	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 10);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 10);
 	/* Not yet. */
 	ck_assert_uint_eq(nodedb_late(db, 1000 + NODEDB_MIN_ARRIVAL_MS - 1,
 	    late_cb, took), 1);
@@ -263,23 +422,23 @@ START_TEST(db_late)
 	    late_cb, took), 0);
 	ck_assert_uint_eq(took[0], 1);
 	ck_assert_uint_eq(took[1], 12);
-	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 12);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 12);
 	n = raw(b, "a", 12, 90);
-	ck_assert_mem_eq(nodedb_get(db, "a")->raw, b, n);
-	ck_assert_uint_eq(nodedb_get(db, "a")->received_ms,
+	ck_assert_mem_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->raw, b, n);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->received_ms,
 	    1000 + NODEDB_MIN_ARRIVAL_MS);
 	/* Kept, then overtaken by a newer copy in time: nothing to take. */
 	n = raw(b, "a", 13, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 13, 90, 1060),
+	ck_assert_int_eq(offer(db, b, n, "a", 13, 90, 1060),
 	    NODEDB_TOO_SOON);
 	n = raw(b, "a", 14, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 14, 90, 1100), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "a", 14, 90, 1100), NODEDB_NEW);
 	ck_assert_uint_eq(nodedb_late(db, 2000, late_cb, took), 0);
 	ck_assert_uint_eq(took[0], 1);
-	ck_assert_uint_eq(nodedb_get(db, "a")->seq, 14);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 14);
 	/* A record that ages out takes its kept copy with it. */
 	n = raw(b, "a", 15, 90);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 15, 90, 1110),
+	ck_assert_int_eq(offer(db, b, n, "a", 15, 90, 1110),
 	    NODEDB_TOO_SOON);
 	ck_assert_uint_eq(nodedb_age(db, 1100 + 90 * 1000, NULL, NULL), 1);
 	ck_assert_uint_eq(nodedb_late(db, 200000, late_cb, took), 0);
@@ -292,34 +451,34 @@ END_TEST
 
 START_TEST(db_ageing)
 {
-	struct nodedb	*db = nodedb_new("self", 0);
+	struct nodedb	*db = nodedb_new("self", 0, NULL);
 	uint8_t		 b[NODE_RECORD_MAX];
 	struct nodedb_stats st;
 	size_t		 n;
 
 	n = raw(b, "self", 1, 3);
-	ck_assert_int_eq(nodedb_originate(db, b, n, 1, 3, 0), 0);
+	ck_assert_int_eq(originate(db, b, n, 1, 3, 0), 0);
 	n = raw(b, "a", 1, 3);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 1, 3, 10000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "a", 1, 3, 10000), NODEDB_NEW);
 	n = raw(b, "b", 1, 60);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 1, 60, 10000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "b", 1, 60, 10000), NODEDB_NEW);
 	ck_assert_uint_eq(nodedb_age(db, 12999, NULL, NULL), 0);
 	ck_assert_uint_eq(nodedb_age(db, 13000, NULL, NULL), 1);
-	ck_assert_ptr_null(nodedb_get(db, "a"));
-	ck_assert_ptr_nonnull(nodedb_get(db, "b"));
+	ck_assert_ptr_null(nodedb_get(db, "a", NODE_KIND_TOPO, 0));
+	ck_assert_ptr_nonnull(nodedb_get(db, "b", NODE_KIND_TOPO, 0));
 	/* A newer copy restarts the clock. */
 	n = raw(b, "b", 2, 60);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "b", 2, 60, 60000), NODEDB_NEW);
+	ck_assert_int_eq(offer(db, b, n, "b", 2, 60, 60000), NODEDB_NEW);
 	ck_assert_uint_eq(nodedb_age(db, 119999, NULL, NULL), 0);
 	ck_assert_uint_eq(nodedb_age(db, 120000, NULL, NULL), 1);
 	/* Ours never ages. */
 	ck_assert_uint_eq(nodedb_age(db, 1ULL << 40, NULL, NULL), 0);
-	ck_assert_ptr_nonnull(nodedb_get(db, "self"));
+	ck_assert_ptr_nonnull(nodedb_get(db, "self", NODE_KIND_TOPO, 0));
 	nodedb_stats(db, &st);
 	ck_assert_uint_eq(st.aged, 2);
 	/* After ageing, an old sequence is news again (a restarted node). */
 	n = raw(b, "a", 1, 3);
-	ck_assert_int_eq(nodedb_offer(db, b, n, "a", 1, 3, 200000),
+	ck_assert_int_eq(offer(db, b, n, "a", 1, 3, 200000),
 	    NODEDB_NEW);
 	nodedb_free(db);
 }
@@ -544,6 +703,7 @@ main(void)
 
 	tc = tcase_create("codec");
 	tcase_add_test(tc, codec_roundtrip);
+	tcase_add_test(tc, codec_extensible);
 	tcase_add_test(tc, codec_malformed);
 	tcase_add_test(tc, codec_limits);
 	suite_add_tcase(s, tc);
