@@ -307,6 +307,10 @@ vnetd_conf() {
 		echo "interface guest tap vtap0"
 	fi
 	peer=h$((3 - n))
+	if [[ ${ROUTING:-static} == auto ]]; then
+		echo "routing auto"	# bench/compare's vnetd-tcp-auto
+		return
+	fi
 	echo "route $me any link $peer"
 	echo "route not-$me any interface guest"
 }
