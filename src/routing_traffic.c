@@ -182,8 +182,10 @@ send_report(struct routing *r, const char *to, const struct node_row *rows,
 	snprintf(rec->to, sizeof(rec->to), "%s", to);
 	rec->nrows = (uint16_t)nrows;
 	rec->ndsts = (uint16_t)ndsts;
-	memcpy(rec->rows, rows, nrows * sizeof(rows[0]));
-	memcpy(rec->dsts, dsts, ndsts * sizeof(dsts[0]));
+	if (nrows > 0)
+		memcpy(rec->rows, rows, nrows * sizeof(rows[0]));
+	if (ndsts > 0)
+		memcpy(rec->dsts, dsts, ndsts * sizeof(dsts[0]));
 	if ((n = node_encode(r->rbuf, NODE_RECORD_MAX, rec)) == 0)
 		return;
 	r->st.reports_out++;

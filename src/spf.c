@@ -239,8 +239,9 @@ sort_edges(struct spf *s)
 	size_t	 i;
 
 	for (i = 0; i < s->count; i++)
-		qsort(s->n[i].edges, s->n[i].nedges, sizeof(struct spf_edge),
-		    edge_cmp);
+		if (s->n[i].nedges > 1)
+			qsort(s->n[i].edges, s->n[i].nedges,
+			    sizeof(struct spf_edge), edge_cmp);
 	s->sorted = 1;
 }
 
