@@ -16,6 +16,8 @@
  *                    of others, the winner of each, its automatic route
  *   routing_path.c   the path computation and its result installed into
  *                    forwarding (fwd.h) as automatic routes, incrementally
+ *   routing_traffic.c  the traffic matrix's reports, routed only to the
+ *                    nodes that want them
  *   routing_show.c   the show tables of the above
  *   shortcut.c       the glue between adapt.h and the links (shortcut.h)
  *
@@ -30,14 +32,15 @@
  * test drives it with an env of its own and an injected clock
  * (tests/check_routing.c runs many in one process).
  *
- * What a node says about itself: its links to peers that take records
- * (with their TCP round trip), the MACs seen as sources on its interfaces
- * (each with a version), its underlay addresses (`advertise`, else its
- * listeners) and its heaviest traffic rows.  It sends a record when that
- * changes (at most one per ROUTING_ORIG_MIN_MS), when its traffic changed
- * (at most every ROUTING_TRAFFIC_MS), and every refresh interval (`routing
- * auto refresh SECONDS`, default ROUTING_REFRESH_DEFAULT) in any case; its
- * records live three intervals.
+ * What a node says about itself (node.h has the records and the protocol):
+ * its topology record (its links to peers that take records, with their
+ * TCP round trip, its underlay addresses, `advertise` or else its
+ * listeners, and its flags) and its MAC pages (the MACs seen as sources on
+ * its interfaces, each with a version).  Each record goes out when it
+ * changes (at most one origination per ROUTING_ORIG_MIN_MS) and every
+ * refresh interval (`routing auto refresh SECONDS`, default
+ * ROUTING_REFRESH_DEFAULT) in any case; records live three intervals.  Its
+ * traffic rows go only to the nodes that ask (routing_traffic.c).
  *
  * Migration: a MAC that another node owns, seen as a source here, is
  * claimed with a version one above the highest known.  The highest version
@@ -49,10 +52,12 @@
  * Limits, each counted when it refuses something: a peer's record over
  * node.h's limits (MACs, links, size) or with a sequence more than
  * ROUTING_SEQ_AHEAD above the wall clock in ms is dropped; the database
- * holds NODEDB_RECORDS_MAX records per network; a node's record replaces
- * the copy held at most once per NODEDB_MIN_ARRIVAL_MS; this node claims
- * at most NODE_MACS_MAX MACs.  A malformed record closes the link that
- * sent it.
+ * holds NODEDB_RECORDS_MAX records (NODEDB_BYTES_MAX bytes) per network; a
+ * record replaces the copy held at most once per NODEDB_MIN_ARRIVAL_MS;
+ * this node claims at most NODE_MACS_MAX MACs; it keeps the traffic
+ * reports of ROUTING_REPORTS_MAX nodes.  A malformed record closes the
+ * link that sent it.  A path computation runs at most once per
+ * ROUTING_SPF_HOLD_MS, so a burst of records costs one or two.
  */
 #ifndef VNET_ROUTING_H
 #define VNET_ROUTING_H
