@@ -861,6 +861,10 @@ main(void)
 	tcase_add_test(tc, partition_and_heal);
 	tcase_add_test(tc, restart_lower_seq);
 	tcase_add_test(tc, lost_and_duplicated);
+	suite_add_tcase(su, tc);
+	/* Alone, bench/scale runs it at other sizes (SIM_NODES). */
+	tc = tcase_create("scale");
+	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, scale);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
