@@ -44,6 +44,10 @@ routing_flood_all_but(struct routing *r, void *except, const uint8_t *p,
 			routing_flood_send(r, &r->nbrs[i], p, len);
 }
 
+/*
+ * Everything held, ours included: our MAC pages may have gone out before
+ * this link was there, and only the topology record is sent anew.
+ */
 void
 routing_flood_exchange(struct routing *r, struct routing_nbr *n)
 {
@@ -52,8 +56,7 @@ routing_flood_exchange(struct routing *r, struct routing_nbr *n)
 
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if (!e->self)
-			routing_flood_send(r, n, e->raw, e->len);
+		routing_flood_send(r, n, e->raw, e->len);
 	}
 }
 

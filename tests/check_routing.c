@@ -645,6 +645,25 @@ START_TEST(converges)
 }
 END_TEST
 
+/* A guest seen before its node had a link is found once it has. */
+START_TEST(guest_before_links)
+{
+	unsigned int	 owner[3] = { 0, 1, 2 }, i;
+	struct sim	*s = sim_new(3, 0);
+	uint8_t		 mac[6];
+
+	for (i = 0; i < 3; i++) {
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	sim_run(s, 1000);
+	sim_link(s, 0, 1, 1);
+	sim_link(s, 1, 2, 1);
+	converge(s, owner, 3, 2000, 1);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(migration)
 {
 	unsigned int	 owner[6];
@@ -856,6 +875,7 @@ main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, converges);
+	tcase_add_test(tc, guest_before_links);
 	tcase_add_test(tc, migration);
 	tcase_add_test(tc, cut_and_heal);
 	tcase_add_test(tc, partition_and_heal);
