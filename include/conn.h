@@ -126,6 +126,15 @@ struct conn_io {
 	/* 0 if the peer proved to be node (plain: nothing to prove). */
 	int		 (*check_peer)(struct conn *, const char *node, char *why,
 			    size_t);
+	/*
+	 * Keying material of the session (TLS: its exporter, RFC 8446 7.5,
+	 * under label with context ctx): 0, or -1 (plain: there is none).
+	 * The AEAD the session negotiated, as dgram.h names it (plain: 0).
+	 */
+	int		 (*exporter)(struct conn *, const char *label,
+			    const uint8_t *ctx, size_t ctxlen, uint8_t *out,
+			    size_t outlen);
+	int		 (*aead)(const struct conn *);
 	/* What it is, for the log: 0, or -1 if nothing worth saying. */
 	int		 (*describe)(const struct conn *, char *, size_t);
 	void		 (*free)(struct conn *);
@@ -202,6 +211,9 @@ struct conn_cbs {
 			    const char *node, const char *why);
 	/* Room in c's output: more may go. */
 	void		 (*writable)(void *arg, struct conn *);
+	/* A DGRAM message (wire.h): 0, or -1 with why (c closes). */
+	int		 (*dgram)(void *arg, struct conn *,
+			    const struct wire_dgram *, const char **why);
 };
 
 TAILQ_HEAD(conn_list, conn);
@@ -275,6 +287,8 @@ int		 conn_send_direct(struct conn *, const uint8_t *pre,
 		    size_t prelen, const uint8_t *eth, size_t len);
 /* One node record, ahead of queued frames: 0, or -1 (not sent). */
 int		 conn_send_node(struct conn *, const uint8_t *p, size_t n);
+/* A DGRAM message, ahead of queued frames: 0, or -1 (not sent). */
+int		 conn_send_dgram(struct conn *, const struct wire_dgram *);
 
 /* For the transports (conn.c, conn_tls.c). */
 int		 conn_read_start(struct conn *, const struct timeval *timeout);

@@ -30,6 +30,11 @@
  * connection must show the certificate of the node the link is for.  A
  * link configured with tls takes no plain connection.
  *
+ * A link's frames may go in UDP datagrams instead (`transport udp|auto`):
+ * the connection stays for everything else and offers the datagram path
+ * (udp.h), which lives as long as the connection.  The queue, AQM and rate
+ * are the same either way.
+ *
  * A link queues at most its queue size for a peer that reads slowly,
  * dropping (and counting) the rest.
  */
@@ -56,6 +61,8 @@ struct evdns_base;
 struct link;
 struct links;
 struct ssl_ctx_st;
+struct udp;
+struct udp_path;
 
 #define LINK_QUEUE_DEFAULT	(4 * 1024 * 1024)	/* bytes, per link */
 #define LINK_BACKOFF_MIN	1000			/* ms */
@@ -108,6 +115,7 @@ struct link {
 	struct link_counters	 c;
 	struct sched		 sched;		/* the frames waiting to go */
 	struct event		*ev_pace;	/* the shaper's wake-up */
+	struct udp_path		*dpath;		/* datagrams (udp.h), or NULL */
 	int			 tls;		/* configured with tls */
 	char			 peer[STMT_NAME_MAX + 1];	/* "" = name */
 	/* Why it is as it is, for `show links` and `show link`: */
@@ -159,6 +167,7 @@ struct links {
 	struct link_refusals	 refused;	/* the peers refused lately */
 	struct event_base	*base;
 	struct sw		*sw;
+	struct udp		*udp;		/* the datagram sockets */
 	struct links_hooks	 hooks;
 	/* Down incoming links: how long kept, how many (tests make them less). */
 	uint64_t		 gone_keep_ms;
@@ -204,6 +213,15 @@ void		 link_refusal_add(struct links *, const char *peer,
 /* An accepted connection (over TLS or not) for the links. */
 void		 links_accept(struct links *, int fd, const struct sockaddr *,
 		    int socklen, int tls);
+/*
+ * A listener's address came or went: datagrams are taken there too (a
+ * link's datagram path, `transport udp|auto`, udp.h).
+ */
+void		 links_udp_listen(struct links *, const struct stmt_hostport *);
+void		 links_udp_unlisten(struct links *,
+		    const struct stmt_hostport *);
+/* Datagrams that named no link. */
+uint64_t	 links_udp_unknown(const struct links *);
 /* Every second: each link's rates in and out over the last seconds. */
 void		 link_tick(struct links *, uint64_t now_ms);
 /* `show links` (all: every counter), `show link NAME`, `show refused`. */

@@ -38,6 +38,7 @@ struct sched_opts {
 	uint64_t		rate;	/* bit/s, 0: none */
 	struct aqm_params	aqm;
 	char			congestion[STMT_CONGESTION_MAX + 1];
+	enum stmt_transport	transport;	/* for link.c and udp.c */
 };
 
 struct sched_counters {

@@ -44,6 +44,10 @@
  *   congestion CC|default                   CC: 1..15 characters of
  *                                           [a-z0-9_-], as the kernel names
  *                                           TCP congestion controls
+ *   transport tcp|udp|auto                  where its frames go: the TCP
+ *                                           connection, UDP datagrams, or
+ *                                           datagrams with TCP as the
+ *                                           fallback (udp.h)
  *
  * The other statements: settings, vcc, routing and status.
  *
@@ -178,6 +182,13 @@ enum stmt_show {
 #define STMT_LOPT_RATE	0x1
 #define STMT_LOPT_AQM	0x2
 #define STMT_LOPT_CONGESTION	0x4
+#define STMT_LOPT_TRANSPORT	0x8
+
+enum stmt_transport {
+	STMT_TRANSPORT_TCP = 0,		/* the default */
+	STMT_TRANSPORT_UDP,
+	STMT_TRANSPORT_AUTO,
+};
 
 #define STMT_RATE_MIN	8000ULL			/* bit/s */
 #define STMT_RATE_MAX	1000000000000ULL	/* bit/s */
@@ -289,6 +300,7 @@ struct stmt {
 	uint32_t		aqm_interval;		/* us */
 	/* TCP congestion control of the link's connections; "": the system's */
 	char			congestion[STMT_CONGESTION_MAX + 1];
+	enum stmt_transport	transport;
 	int			tls;			/* listen, link */
 	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen, http */
 	unsigned int		nallow;
@@ -457,5 +469,8 @@ void	 stmt_index_free(struct stmt_index *);
 
 /* A hash of what stmt_equal() compares: equal statements hash equal. */
 uint32_t stmt_hash(const struct stmt *);
+
+/* "tcp", "udp", "auto". */
+const char	*stmt_transport_name(enum stmt_transport);
 
 #endif

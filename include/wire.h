@@ -27,6 +27,14 @@
  *              WIRE_NODE_MAX bytes; sent only to a peer whose hello
  *              announced WIRE_CAP_NODES, so a peer without the control
  *              plane never sees one.
+ *   DGRAM      the datagram path (dgram.h, udp.h): u8 kind (1: an offer,
+ *              0: none, stop), u8 cipher (dgram_aead: the TLS session's,
+ *              or 0 on a plain link), u16 the UDP port to send to (0: this
+ *              side sends first, its address is where datagrams come
+ *              from), u32 our receiver index, 16 bytes: on a plain link
+ *              the secret the peer's datagrams must carry (zero over TLS,
+ *              whose keys come from the session's exporter).  Sent only
+ *              to a peer whose hello announced WIRE_CAP_DGRAM.
  *
  * A header with an unknown type, non-zero reserved byte or flags, or a length
  * out of range for its type is malformed: the link is closed.
@@ -70,6 +78,7 @@
  * not know the flag ignores it, as it ignores any capability it lacks.
  */
 #define WIRE_CAP_SHORTCUT	0x0004
+#define WIRE_CAP_DGRAM		0x0008	/* takes DGRAM messages */
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -77,6 +86,18 @@ enum wire_type {
 	WIRE_KEEPALIVE = 3,
 	WIRE_BYE = 4,
 	WIRE_NODE = 5,
+	WIRE_DGRAM = 6,
+};
+
+#define WIRE_DGRAM_LEN		24
+#define WIRE_DGRAM_SECRET	16
+
+struct wire_dgram {
+	uint8_t		kind;		/* 1: offer, 0: stop */
+	uint8_t		aead;
+	uint16_t	port;
+	uint32_t	receiver;
+	uint8_t		secret[WIRE_DGRAM_SECRET];
 };
 
 struct wire_hdr {
@@ -124,6 +145,11 @@ void	wire_frame_encode_prefix(uint8_t *out, size_t framelen, uint8_t hops,
 
 /* The header of a NODE message of len payload bytes. */
 void	wire_node_encode_hdr(uint8_t out[WIRE_HDR_LEN], size_t len);
+
+int	wire_dgram_decode(const uint8_t *p, size_t n, struct wire_dgram *d,
+	    const char **why);
+/* Header and payload: WIRE_HDR_LEN + WIRE_DGRAM_LEN bytes. */
+void	wire_dgram_encode(uint8_t *out, const struct wire_dgram *d);
 
 /* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
 void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);

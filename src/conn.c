@@ -262,6 +262,20 @@ conn_send_node(struct conn *c, const uint8_t *p, size_t n)
 	return 0;
 }
 
+int
+conn_send_dgram(struct conn *c, const struct wire_dgram *d)
+{
+	uint8_t	 buf[WIRE_HDR_LEN + WIRE_DGRAM_LEN];
+
+	if (c->closing || c->state != CONN_UP ||
+	    !(c->hello.caps & WIRE_CAP_DGRAM) ||
+	    conn_out_len(c) + sizeof(buf) > c->io->node_out_max)
+		return -1;
+	wire_dgram_encode(buf, d);
+	conn_write(c, buf, sizeof(buf));
+	return 0;
+}
+
 /*
  * Starts reading.  The socket is read here, not by the bufferevent, into
  * the connection's own buffer, so that a read takes what the kernel has
@@ -513,6 +527,7 @@ conn_input(struct conn *c)
 	struct conns	*cs = c->cs;
 	struct wire_hdr	 h;
 	struct wire_frame f;
+	struct wire_dgram dg;
 	const uint8_t	*p;
 	const char	*why;
 	size_t		 avail;
@@ -560,6 +575,16 @@ conn_input(struct conn *c)
 			    &why) == 0)
 				break;
 			log_warnx("%s: malformed node record: %s", c->peer,
+			    why);
+			conn_close(c, why, 1);
+			return -1;
+		case WIRE_DGRAM:
+			if (!(c->caps & WIRE_CAP_DGRAM))
+				why = "datagram offer, but none was asked for";
+			else if (wire_dgram_decode(p, h.len, &dg, &why) == 0 &&
+			    cs->cbs->dgram(cs->arg, c, &dg, &why) == 0)
+				break;
+			log_warnx("%s: malformed datagram offer: %s", c->peer,
 			    why);
 			conn_close(c, why, 1);
 			return -1;
@@ -940,6 +965,19 @@ plain_free(struct conn *c)
 {
 }
 
+static int
+plain_exporter(struct conn *c, const char *label, const uint8_t *ctx,
+    size_t ctxlen, uint8_t *out, size_t outlen)
+{
+	return -1;
+}
+
+static int
+plain_aead(const struct conn *c)
+{
+	return 0;
+}
+
 const struct conn_io conn_plain_io = {
 	.name = "plain",
 	.autoflush = 1,
@@ -955,6 +993,8 @@ const struct conn_io conn_plain_io = {
 	.bye = plain_bye,
 	.wake = plain_wake,
 	.check_peer = plain_check_peer,
+	.exporter = plain_exporter,
+	.aead = plain_aead,
 	.describe = plain_describe,
 	.free = plain_free,
 };

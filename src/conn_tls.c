@@ -403,6 +403,38 @@ conn_tls_free(struct conn *c)
 	c->io_state = NULL;
 }
 
+static int
+conn_tls_exporter(struct conn *c, const char *label, const uint8_t *ctx,
+    size_t ctxlen, uint8_t *out, size_t outlen)
+{
+	struct conn_tls	*t = conn_tls_of(c);
+
+	if (t == NULL || !t->up || SSL_export_keying_material(t->ssl, out,
+	    outlen, label, strlen(label), ctx, ctxlen, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* The datagrams use the AEAD the session negotiated (dgram.h's numbers). */
+static int
+conn_tls_aead(const struct conn *c)
+{
+	struct conn_tls		*t = conn_tls_of(c);
+	const SSL_CIPHER	*ci;
+	const char		*name;
+
+	if (t == NULL || (ci = SSL_get_current_cipher(t->ssl)) == NULL ||
+	    (name = SSL_CIPHER_get_name(ci)) == NULL)
+		return -1;
+	if (strstr(name, "CHACHA20") != NULL)
+		return 3;
+	if (strstr(name, "AES_128_GCM") != NULL)
+		return 1;
+	if (strstr(name, "AES_256_GCM") != NULL)
+		return 2;
+	return -1;
+}
+
 const struct conn_io conn_tls_io = {
 	.name = "TLS",
 	.autoflush = 0,
@@ -418,6 +450,8 @@ const struct conn_io conn_tls_io = {
 	.bye = conn_tls_bye,
 	.wake = conn_tls_wake,
 	.check_peer = conn_tls_check_peer,
+	.exporter = conn_tls_exporter,
+	.aead = conn_tls_aead,
 	.describe = conn_tls_describe,
 	.free = conn_tls_free,
 };

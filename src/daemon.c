@@ -120,7 +120,7 @@ daemon_link_hello(void *arg, struct wire_hello *h)
 	struct vnetd_module	*m;
 
 	h->version = WIRE_VERSION;
-	h->caps = d->ifenv.offload ? WIRE_CAP_GSO : 0;
+	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | WIRE_CAP_DGRAM;
 	MODULES(d, m)
 		if (m->caps != NULL)
 			h->caps |= m->caps(m->arg);
@@ -526,10 +526,17 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		snprintf(d->network, sizeof(d->network), "%s", st->name);
 		return 0;
 	case STMT_LISTEN:
-		if (st->op == STMT_OP_DEL)
-			return listen_del(&d->listeners, &st->addr, err,
-			    errlen);
-		return listen_add(&d->listeners, st, err, errlen);
+		if (st->op == STMT_OP_DEL) {
+			if (listen_del(&d->listeners, &st->addr, err,
+			    errlen) == -1)
+				return -1;
+			links_udp_unlisten(&d->links, &st->addr);
+			return 0;
+		}
+		if (listen_add(&d->listeners, st, err, errlen) == -1)
+			return -1;
+		links_udp_listen(&d->links, &st->addr);
+		return 0;
 	case STMT_CONTROL:
 		snprintf(d->control_path, sizeof(d->control_path), "%s",
 		    st->path);

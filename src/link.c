@@ -17,6 +17,7 @@
 #include "conn.h"
 #include "link.h"
 #include "log.h"
+#include "udp.h"
 #include "wire.h"
 
 static void	link_set_state(struct link *, enum link_state, const char *why);
@@ -26,6 +27,8 @@ static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	link_drain(struct link *);
 static void	link_free(struct link *);
 static void	link_keep(struct link *);
+static void	link_dgram_start(struct link *);
+static void	link_dgram_stop(struct link *, int withdraw);
 static void	link_congestion_set(struct link *, struct conn *,
 		    const char *cc);
 static const struct port_ops link_port_ops;
@@ -210,6 +213,14 @@ link_take_options(struct link *l, const struct stmt *st,
 	sched_set_opts(&l->sched, o, clock_now_us());
 	if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
 		link_congestion_set(l, l->conn, o->congestion);
+	if (st->lopts & STMT_LOPT_TRANSPORT) {
+		if (o->transport == STMT_TRANSPORT_TCP)
+			link_dgram_stop(l, 1);
+		else if (l->dpath != NULL)
+			udp_path_set_transport(l->dpath, o->transport);
+		else
+			link_dgram_start(l);
+	}
 }
 
 int
@@ -309,6 +320,7 @@ link_free(struct link *l)
 	struct conn	*c;
 	int		 was_up = l->state == LINK_UP;
 
+	link_dgram_stop(l, 0);
 	if ((c = l->conn) != NULL) {
 		l->conn = NULL;
 		c->link = NULL;
@@ -584,6 +596,7 @@ link_conn_join(void *arg, struct conn *c)
 		}
 		log_info("link %s: a newer connection from %s replaces the "
 		    "old one", l->name, c->peer);
+		link_dgram_stop(l, 0);
 		l->conn->link = NULL;
 		conn_close(l->conn, "replaced", 0);
 		l->conn = NULL;
@@ -615,6 +628,7 @@ link_conn_established(void *arg, struct conn *c)
 	l->backoff_ms = LINK_BACKOFF_MIN;
 	l->c.connects++;
 	link_set_state(l, LINK_UP, c->peer);
+	link_dgram_start(l);
 }
 
 /*
@@ -668,6 +682,7 @@ link_conn_lost(struct link *l, struct conn *c, const char *why)
 	}
 	if (l->conn != c)
 		return;
+	link_dgram_stop(l, 0);
 	l->conn = NULL;
 	if (l->dialing != NULL)
 		return;		/* state stays CONNECTING */
@@ -757,6 +772,72 @@ link_conn_writable(void *arg, struct conn *c)
 		link_drain(c->link);
 }
 
+/* The datagram path (udp.h): frames from it, its mode changing. */
+
+static void
+link_dgram_frame(void *arg, uint8_t hops, const struct wire_frame *f)
+{
+	struct link	*l = arg;
+	struct sw_frame	 sf;
+
+	l->c.frames_in++;
+	l->c.bytes_in += f->len;
+	sf.vh = sw_vh(f->vh);
+	sf.eth = f->eth;
+	sf.len = f->len;
+	sf.hops = hops;
+	sf.origin = f->origin;
+	sf.seq = f->seq;
+	sw_input(l->lks->sw, &l->port, &sf);
+}
+
+static void
+link_dgram_changed(void *arg)
+{
+	link_drain(arg);
+}
+
+static const struct udp_path_cbs link_dgram_cbs = {
+	.frame = link_dgram_frame,
+	.changed = link_dgram_changed,
+};
+
+/* An up link whose options ask for datagrams offers them to its peer. */
+static void
+link_dgram_start(struct link *l)
+{
+	if (l->dpath != NULL || l->conn == NULL || l->state != LINK_UP ||
+	    l->sched.opts.transport == STMT_TRANSPORT_TCP ||
+	    l->lks->udp == NULL)
+		return;
+	l->dpath = udp_path_new(l->lks->udp, l->conn, l->sched.opts.transport,
+	    &link_dgram_cbs, l);
+	if (l->dpath == NULL && !(l->conn->hello.caps & WIRE_CAP_DGRAM))
+		log_info("link %s: the peer takes no datagrams: frames go by "
+		    "the connection", l->name);
+}
+
+static void
+link_dgram_stop(struct link *l, int withdraw)
+{
+	if (l->dpath == NULL)
+		return;
+	udp_path_free(l->dpath, withdraw);
+	l->dpath = NULL;
+}
+
+static int
+link_conn_dgram(void *arg, struct conn *c, const struct wire_dgram *d,
+    const char **why)
+{
+	struct link	*l = c->link;
+
+	/* Not asked for here (transport tcp): the peer sends by TCP. */
+	if (l == NULL || l->conn != c || l->dpath == NULL)
+		return 0;
+	return udp_path_offer(l->dpath, d, why);
+}
+
 static const struct conn_cbs link_conn_cbs = {
 	.hello = link_conn_hello,
 	.tls = link_conn_tls,
@@ -768,6 +849,7 @@ static const struct conn_cbs link_conn_cbs = {
 	.lost = link_conn_closing,
 	.refused = link_conn_refused,
 	.writable = link_conn_writable,
+	.dgram = link_conn_dgram,
 };
 
 void
@@ -790,6 +872,28 @@ links_start(struct links *lks, struct event_base *base,
 {
 	lks->base = base;
 	conns_init(&lks->conns, base, dns, clock_now_ms, &link_conn_cbs, lks);
+	if ((lks->udp = udp_new(base, clock_now_ms)) == NULL)
+		log_warnx("links: no memory for datagrams");
+}
+
+void
+links_udp_listen(struct links *lks, const struct stmt_hostport *hp)
+{
+	if (lks->udp != NULL)
+		udp_listen(lks->udp, hp);
+}
+
+void
+links_udp_unlisten(struct links *lks, const struct stmt_hostport *hp)
+{
+	if (lks->udp != NULL)
+		udp_unlisten(lks->udp, hp);
+}
+
+uint64_t
+links_udp_unknown(const struct links *lks)
+{
+	return lks->udp != NULL ? udp_unknown(lks->udp) : 0;
 }
 
 void
@@ -802,6 +906,8 @@ links_free(struct links *lks)
 		link_free(l);
 	conns_free_closing(&lks->conns);
 	sched_optlist_clear(&lks->opts);
+	udp_free(lks->udp);
+	lks->udp = NULL;
 }
 
 void
@@ -817,6 +923,44 @@ links_accept(struct links *lks, int fd, const struct sockaddr *sa,
  * way.  Keepalives and handshakes are written to the output directly: they
  * never wait behind data.
  */
+static enum udp_mode
+link_mode(const struct link *l)
+{
+	return l->dpath != NULL ? udp_path_mode(l->dpath) : UDP_MODE_TCP;
+}
+
+/* link_drain() for a link whose frames go by datagrams only. */
+static void
+link_drain_dgram(struct link *l)
+{
+	struct lq_item	 it;
+	struct timeval	 tv;
+	uint64_t	 now, wait;
+
+	if (evtimer_pending(l->ev_pace, NULL))
+		return;
+	now = clock_now_us();
+	for (;;) {
+		switch (sched_dequeue(&l->sched, now, &it, &wait)) {
+		case SCHED_EMPTY:
+			return;
+		case SCHED_WAIT:
+			tv.tv_sec = (time_t)(wait / 1000000);
+			tv.tv_usec = (suseconds_t)(wait % 1000000);
+			evtimer_add(l->ev_pace, &tv);
+			return;
+		case SCHED_SEND:
+			break;
+		}
+		if (udp_path_send(l->dpath, it.data, it.len, NULL, 0) == -1) {
+			l->c.drops++;
+			continue;
+		}
+		l->c.frames_out++;
+		l->c.bytes_out += it.len - l->sched.prefix;
+	}
+}
+
 static void
 link_drain(struct link *l)
 {
@@ -825,8 +969,18 @@ link_drain(struct link *l)
 	struct timeval	 tv;
 	uint64_t	 now, wait;
 	size_t		 len;
-	int		 more = 1;
+	int		 more = 1, both = 0;
 
+	switch (link_mode(l)) {
+	case UDP_MODE_UDP:
+		link_drain_dgram(l);
+		return;
+	case UDP_MODE_BOTH:
+		both = 1;
+		break;
+	case UDP_MODE_TCP:
+		break;
+	}
 	if (c == NULL || c->state != CONN_UP ||
 	    evtimer_pending(l->ev_pace, NULL) ||
 	    (len = conn_out_len(c)) >= CONN_OUT_MAX)
@@ -850,6 +1004,9 @@ link_drain(struct link *l)
 		case SCHED_SEND:
 			break;
 		}
+		/* Answers are late: the far side drops the second copy. */
+		if (both)
+			(void)udp_path_send(l->dpath, it.data, it.len, NULL, 0);
 		if (conn_add(c, it.data, it.len) == -1) {
 			l->c.drops++;
 			continue;
@@ -900,10 +1057,27 @@ link_port_transmit(struct port *p, const struct sw_frame *f)
 {
 	struct link	*l = p->owner;
 	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
+	enum udp_mode	 mode = link_mode(l);
 
 	wire_frame_encode_prefix(pre, f->len, f->hops, f->origin, f->seq,
 	    f->vh);
-	if (link_send_direct(l, pre, sizeof(pre), f->eth, f->len) == 0)
+	if (mode == UDP_MODE_UDP && sched_may_bypass(&l->sched) &&
+	    !evtimer_pending(l->ev_pace, NULL)) {
+		if (udp_path_send(l->dpath, pre, sizeof(pre), f->eth,
+		    f->len) == -1) {
+			l->c.drops++;
+			return;
+		}
+		sched_bypassed(&l->sched, clock_now_us());
+		l->c.frames_out++;
+		l->c.bytes_out += f->len;
+		return;
+	}
+	if (mode == UDP_MODE_BOTH && sched_may_bypass(&l->sched))
+		(void)udp_path_send(l->dpath, pre, sizeof(pre), f->eth,
+		    f->len);
+	if (mode != UDP_MODE_UDP &&
+	    link_send_direct(l, pre, sizeof(pre), f->eth, f->len) == 0)
 		return;
 	if (sched_enqueue(&l->sched, clock_now_us(), pre, f->eth,
 	    f->len) == -1)
@@ -922,7 +1096,7 @@ link_port_features(const struct port *p)
 	const struct link *l = p->owner;
 
 	if (l->conn == NULL || !(l->conn->hello.caps & WIRE_CAP_GSO) ||
-	    l->sched.opts.rate != 0)
+	    l->sched.opts.rate != 0 || link_mode(l) != UDP_MODE_TCP)
 		return 0;
 	return SW_F_OFFLOAD;
 }
@@ -1032,13 +1206,54 @@ link_peer_text(const struct link *l, char *buf, size_t len)
 	return "-";
 }
 
+/*
+ * The transport columns of `show links all`, each with its leading tab:
+ * where frames go, the datagram path's state, MTU and counters.
+ */
+#define LINK_DGRAM_COLUMNS "\ttransport\tdgram_state\tpath_mtu\t" \
+	"dgram_lost\tdgram_reordered\tdgram_replayed\tdgram_auth_failed"
+
+static const char *
+link_transport_now(const struct link *l)
+{
+	switch (link_mode(l)) {
+	case UDP_MODE_UDP:
+		return "udp";
+	case UDP_MODE_BOTH:
+		return "udp+tcp";
+	case UDP_MODE_TCP:
+		break;
+	}
+	return "tcp";
+}
+
+static const char *
+link_dgram_columns(const struct link *l, char *buf, size_t len)
+{
+	const struct dgram_stats *ds;
+
+	if (l->dpath == NULL) {
+		snprintf(buf, len, "\t%s\t-\t-\t-\t-\t-\t-",
+		    link_transport_now(l));
+		return buf;
+	}
+	ds = udp_path_dgram_stats(l->dpath);
+	snprintf(buf, len, "\t%s\t%s\t%u\t%llu\t%llu\t%llu\t%llu",
+	    link_transport_now(l), udp_state_name(udp_path_state(l->dpath)),
+	    udp_path_mtu(l->dpath), (unsigned long long)ds->lost,
+	    (unsigned long long)ds->reordered,
+	    (unsigned long long)ds->replayed,
+	    (unsigned long long)ds->auth_failed);
+	return buf;
+}
+
 void
 link_show_links(struct links *lks, int all, struct evbuffer *out)
 {
 	struct link	*l;
 	uint64_t	 now = clock_now_ms();
 	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
-	char		 in[16], outr[16], rates[160], trigger[32];
+	char		 in[16], outr[16], rates[160], trigger[32], dg[160];
 	const char	*peer, *origin, *reason;
 
 	if (!all)
@@ -1049,8 +1264,8 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason%s\n",
-		    lks->hooks.history_columns);
+		    "since\trate_in\trate_out\tlast_error\treason%s%s\n",
+		    LINK_DGRAM_COLUMNS, lks->hooks.history_columns);
 	TAILQ_FOREACH(l, &lks->list, entry) {
 		const struct sched *sc = &l->sched;
 
@@ -1074,7 +1289,7 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
-		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", l->name,
+		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -1093,9 +1308,56 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
 		    origin, trigger, since, in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
+		    link_dgram_columns(l, dg, sizeof(dg)),
 		    lks->hooks.history(lks->hooks.arg, l->name, rates,
 		    sizeof(rates)));
 	}
+}
+
+/* The rows of `show link NAME` for its transport. */
+static void
+link_show_dgram(const struct link *l, struct evbuffer *out)
+{
+	const struct dgram_stats	*ds;
+	const struct udp_path_stats	*us;
+	const struct dfrag_stats	*fs;
+	char				 buf[64];
+
+#define DROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
+	evbuffer_add_printf(out, "transport\t%s\n",
+	    stmt_transport_name(l->sched.opts.transport));
+	evbuffer_add_printf(out, "transport_now\t%s\n", link_transport_now(l));
+	if (l->dpath == NULL) {
+		evbuffer_add_printf(out, "dgram_state\t-\n");
+		return;
+	}
+	ds = udp_path_dgram_stats(l->dpath);
+	us = udp_path_stats(l->dpath);
+	fs = udp_path_frag_stats(l->dpath);
+	evbuffer_add_printf(out, "dgram_state\t%s\n",
+	    udp_state_name(udp_path_state(l->dpath)));
+	evbuffer_add_printf(out, "dgram_cipher\t%s\n",
+	    udp_path_cipher(l->dpath));
+	evbuffer_add_printf(out, "dgram_endpoint\t%s\n",
+	    udp_path_endpoint(l->dpath, buf, sizeof(buf)));
+	DROW("path_mtu", udp_path_mtu(l->dpath));
+	DROW("dgram_sent", ds->sent);
+	DROW("dgram_received", ds->received);
+	DROW("dgram_lost", ds->lost);
+	DROW("dgram_reordered", ds->reordered);
+	DROW("dgram_replayed", ds->replayed);
+	DROW("dgram_auth_failed", ds->auth_failed);
+	DROW("dgram_malformed", ds->malformed + us->malformed);
+	DROW("dgram_rekeys", ds->rekeys);
+	DROW("dgram_peer_rekeys", ds->rx_rekeys);
+	DROW("dgram_moved", us->moved);
+	DROW("dgram_send_errors", us->send_errors);
+	DROW("dgram_probes", us->probes);
+	DROW("dgram_replies", us->replies);
+	DROW("dgram_fallbacks", us->fallbacks);
+	DROW("frag_whole", fs->whole);
+	DROW("frag_dropped", fs->dropped);
+#undef DROW
 }
 
 int
@@ -1174,6 +1436,7 @@ link_show(struct links *lks, const char *name, struct evbuffer *out,
 	ROW("bytes_out", l->c.bytes_out);
 	ROW("frames_in", l->c.frames_in);
 	ROW("bytes_in", l->c.bytes_in);
+	link_show_dgram(l, out);
 #undef ROW
 #undef ROWS
 	return 0;

@@ -153,7 +153,8 @@ plan_missing(struct reload_plan *pl, const struct side *a,
 	return 0;
 }
 
-#define LOPT_ALL (STMT_LOPT_RATE | STMT_LOPT_AQM | STMT_LOPT_CONGESTION)
+#define LOPT_ALL (STMT_LOPT_RATE | STMT_LOPT_AQM | STMT_LOPT_CONGESTION | \
+    STMT_LOPT_TRANSPORT)
 
 /* The same link but for its options: address, tls, peer, queue. */
 static int

@@ -10,6 +10,7 @@ sched_opts_default(struct sched_opts *o)
 	o->rate = 0;
 	aqm_params_default(&o->aqm);
 	o->congestion[0] = '\0';
+	o->transport = STMT_TRANSPORT_TCP;
 }
 
 void
@@ -33,6 +34,8 @@ sched_opts_from_stmt(struct sched_opts *o, const struct stmt *st)
 	if (st->lopts & STMT_LOPT_CONGESTION)
 		snprintf(o->congestion, sizeof(o->congestion), "%s",
 		    st->congestion);
+	if (st->lopts & STMT_LOPT_TRANSPORT)
+		o->transport = st->transport;
 }
 
 void
@@ -55,6 +58,9 @@ sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
 	snprintf(st->congestion, sizeof(st->congestion), "%s", o->congestion);
 	if (o->congestion[0] != '\0')
 		st->lopts |= STMT_LOPT_CONGESTION;
+	st->transport = o->transport;
+	if (o->transport != STMT_TRANSPORT_TCP)
+		st->lopts |= STMT_LOPT_TRANSPORT;
 }
 
 static int

@@ -106,7 +106,7 @@ static int	 stmt_valid_account(const char *);
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
 			"[target TIME] [interval TIME]] [congestion CC|default] " \
-			"[queue BYTES]"
+			"[transport tcp|udp|auto] [queue BYTES]"
 #define VCC_USAGE	"IFACE ecn virtual, share IFACE window BYTES or class NAME ..."
 #define DELVCC_USAGE	"IFACE ecn, share IFACE or class NAME"
 
@@ -1388,6 +1388,21 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 				snprintf(st->congestion,
 				    sizeof(st->congestion), "%s", t->s);
 			i += 2;
+		} else if (strcmp(t->s, "transport") == 0) {
+			if ((t = lopt_arg(p, i, st,
+			    STMT_LOPT_TRANSPORT)) == NULL)
+				return -1;
+			if (strcmp(t->s, "tcp") == 0)
+				st->transport = STMT_TRANSPORT_TCP;
+			else if (strcmp(t->s, "udp") == 0)
+				st->transport = STMT_TRANSPORT_UDP;
+			else if (strcmp(t->s, "auto") == 0)
+				st->transport = STMT_TRANSPORT_AUTO;
+			else
+				return fail(p, t->col, "unknown transport '%s' "
+				    "(expected tcp, udp or auto)",
+				    show(b, t->s));
+			i += 2;
 		} else if (full && strcmp(t->s, "tls") == 0) {
 			if (tls_opt(p, t, st) == -1)
 				return -1;
@@ -2054,6 +2069,12 @@ format_link_opts(const struct stmt *st, char *buf, size_t len)
 		snprintf(buf + o, len - o, " congestion %s",
 		    st->congestion[0] != '\0' ? st->congestion : "default");
 	}
+	if (st->lopts & STMT_LOPT_TRANSPORT) {
+		size_t o = strlen(buf);
+
+		snprintf(buf + o, len - o, " transport %s",
+		    stmt_transport_name(st->transport));
+	}
 	return buf;
 }
 
@@ -2222,7 +2243,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		return snprintf(buf, len, "%s %s", kw, w);
 	case STMT_SET_LINK:
 		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM |
-		    STMT_LOPT_CONGESTION)) == 0 && st->queue == 0)
+		    STMT_LOPT_CONGESTION | STMT_LOPT_TRANSPORT)) == 0 &&
+		    st->queue == 0)
 			goto bad;
 		return snprintf(buf, len, "%s %s%s%s", kw, st->name,
 		    format_queue(st->queue, queue, sizeof(queue)),
@@ -2336,6 +2358,8 @@ link_opts_equal(const struct stmt *a, const struct stmt *b)
 		return 0;
 	if ((a->lopts & STMT_LOPT_CONGESTION) &&
 	    strcmp(a->congestion, b->congestion) != 0)
+		return 0;
+	if ((a->lopts & STMT_LOPT_TRANSPORT) && a->transport != b->transport)
 		return 0;
 	return 1;
 }
@@ -2881,4 +2905,18 @@ stmt_index_find(const struct stmt_index *ix, const struct stmt *st)
 			return (long)(ix->slot[j].item - 1);
 	}
 	return -1;
+}
+
+const char *
+stmt_transport_name(enum stmt_transport t)
+{
+	switch (t) {
+	case STMT_TRANSPORT_UDP:
+		return "udp";
+	case STMT_TRANSPORT_AUTO:
+		return "auto";
+	case STMT_TRANSPORT_TCP:
+		break;
+	}
+	return "tcp";
 }

@@ -49,6 +49,12 @@ wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
 			return -1;
 		}
 		break;
+	case WIRE_DGRAM:
+		if (h->len != WIRE_DGRAM_LEN) {
+			*why = "datagram offer of the wrong length";
+			return -1;
+		}
+		break;
 	case WIRE_KEEPALIVE:
 	case WIRE_BYE:
 		if (h->len != 0) {
@@ -221,4 +227,44 @@ wire_node_encode_hdr(uint8_t out[WIRE_HDR_LEN], size_t len)
 	struct wire_hdr	 h = { WIRE_NODE, 0, 0, (uint32_t)len };
 
 	wire_hdr_encode(out, &h);
+}
+
+int
+wire_dgram_decode(const uint8_t *p, size_t n, struct wire_dgram *d,
+    const char **why)
+{
+	struct rbuf	 b;
+	const uint8_t	*secret;
+
+	memset(d, 0, sizeof(*d));
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u8(&b, &d->kind) == -1 ||
+	    rbuf_get_u8(&b, &d->aead) == -1 ||
+	    rbuf_get_u16(&b, &d->port) == -1 ||
+	    rbuf_get_u32(&b, &d->receiver) == -1 ||
+	    rbuf_get_ptr(&b, WIRE_DGRAM_SECRET, &secret) == -1 ||
+	    rbuf_left(&b) != 0) {
+		*why = "datagram offer of the wrong length";
+		return -1;
+	}
+	memcpy(d->secret, secret, WIRE_DGRAM_SECRET);
+	if (d->kind > 1 || (d->kind == 1 && d->receiver == 0)) {
+		*why = "bad datagram offer";
+		return -1;
+	}
+	return 0;
+}
+
+void
+wire_dgram_encode(uint8_t *out, const struct wire_dgram *d)
+{
+	struct wire_hdr	 h = { WIRE_DGRAM, 0, 0, WIRE_DGRAM_LEN };
+	uint8_t		*p = out + WIRE_HDR_LEN;
+
+	wire_hdr_encode(out, &h);
+	p[0] = d->kind;
+	p[1] = d->aead;
+	put_u16(p + 2, d->port);
+	put_u32(p + 4, d->receiver);
+	memcpy(p + 8, d->secret, WIRE_DGRAM_SECRET);
 }

@@ -1,0 +1,1178 @@
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "buf.h"
+#include "conn.h"
+#include "log.h"
+#include "udp.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103
+#endif
+
+#define UDP_RX_SLOT		65536
+#define UDP_PROBE_LEN		16	/* id, size, our clock */
+#define UDP_LABEL		"EXPORTER-vnet-datagram"
+#define UDP_GSO_MAX		64	/* datagrams in one train */
+
+struct udp_sock {
+	TAILQ_ENTRY(udp_sock)	 entry;
+	struct udp		*u;
+	int			 fd;
+	int			 family;
+	uint16_t		 port;
+	int			 own;		/* a dialler's, not a listener's */
+	struct stmt_hostport	 addr;		/* the listener's */
+	struct event		*ev;
+};
+
+TAILQ_HEAD(udp_sock_list, udp_sock);
+
+struct udp_tx {
+	struct udp_path		*p;		/* NULL: gone */
+	struct udp_sock		*s;
+	struct sockaddr_storage	 to;
+	socklen_t		 tolen;
+	uint8_t			*data;
+	size_t			 len;
+};
+
+struct udp {
+	struct event_base	*base;
+	uint64_t		 (*now_ms)(void);
+	struct udp_sock_list	 socks;
+	struct udp_path		*idx[UDP_INDEX_BUCKETS];
+	uint8_t			*rxbuf;		/* UDP_RX_BATCH slots */
+	uint8_t			*txbuf;		/* UDP_TX_BUFFER */
+	size_t			 txoff;
+	struct udp_tx		 tx[UDP_TX_BATCH];
+	size_t			 ntx;
+	struct event		*ev_flush;
+	uint64_t		 unknown;
+	uint64_t		 probe_ms;
+	uint64_t		 rekey_ms, rekey_packets;
+	int			 gso;		/* UDP_SEGMENT works */
+};
+
+struct udp_path {
+	struct udp		*u;
+	struct udp_path		*inext;		/* in its index bucket */
+	struct conn		*c;
+	char			 name[STMT_NAME_MAX + 1];
+	enum udp_state		 state;
+	enum stmt_transport	 transport;
+	enum udp_mode		 mode;		/* as last told */
+	struct udp_path_cbs	 cbs;
+	void			*arg;
+	uint32_t		 local;
+	uint8_t			 secret[WIRE_DGRAM_SECRET];	/* plain: ours */
+	struct wire_dgram	 theirs;
+	int			 keyed;		/* dg is made */
+	struct dgram		 dg;
+	struct dfrag		 frag;
+	struct pmtu		 pmtu;
+	struct sockaddr_storage	 peer;
+	socklen_t		 peerlen;	/* 0: no endpoint yet */
+	struct udp_sock		*sock;
+	uint64_t		 since, last_reply, next_probe, backoff;
+	uint64_t		 srtt;		/* ms */
+	uint32_t		 probe_id;
+	struct event		*ev;
+	struct udp_path_stats	 st;
+};
+
+static void	udp_path_tick(struct udp_path *, uint64_t now);
+static uint32_t	udp_route_max(const struct sockaddr_storage *, socklen_t);
+
+static uint64_t
+env_u64(const char *name, uint64_t def)
+{
+	const char	*s = getenv(name);
+	char		*end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0')
+		return def;
+	v = strtoull(s, &end, 10);
+	return *end == '\0' && v > 0 ? (uint64_t)v : def;
+}
+
+const char *
+udp_state_name(enum udp_state s)
+{
+	switch (s) {
+	case UDP_OFFERED:
+		return "offered";
+	case UDP_PROBING:
+		return "probing";
+	case UDP_UP:
+		return "up";
+	case UDP_FALLBACK:
+		return "fallback";
+	}
+	return "?";
+}
+
+static const char *
+udp_mode_name(enum udp_mode m)
+{
+	return m == UDP_MODE_UDP ? "datagrams" : m == UDP_MODE_BOTH ?
+	    "datagrams and the connection" : "the connection";
+}
+
+/* The sockets. */
+
+static void	udp_sock_readcb(evutil_socket_t, short, void *);
+
+static struct udp_sock *
+udp_sock_open(struct udp *u, const struct sockaddr *sa, socklen_t salen,
+    int own, char *err, size_t errlen)
+{
+	struct udp_sock		*s;
+	struct sockaddr_storage	 ss;
+	socklen_t		 sslen = sizeof(ss);
+	int			 fd, one = 1, size = UDP_SOCKBUF;
+	int			 pmtud;
+
+	if ((fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return NULL;
+	}
+	if (sa->sa_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
+	    sizeof(size)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size,
+		    sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size,
+	    sizeof(size)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size,
+		    sizeof(size));
+	/*
+	 * DF on everything, and the kernel's word on the route's MTU
+	 * (ICMP fragmentation-needed from the underlay) as EMSGSIZE.
+	 */
+	pmtud = IP_PMTUDISC_DO;
+	if (sa->sa_family == AF_INET)
+		(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtud,
+		    sizeof(pmtud));
+	else {
+		pmtud = IPV6_PMTUDISC_DO;
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtud,
+		    sizeof(pmtud));
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one,
+		    sizeof(one));
+	}
+	if (bind(fd, sa, salen) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sslen) == -1) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		close(fd);
+		return NULL;
+	}
+	s->u = u;
+	s->fd = fd;
+	s->family = sa->sa_family;
+	s->own = own;
+	s->port = ntohs(ss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&ss)->sin_port :
+	    ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if ((s->ev = event_new(u->base, fd, EV_READ | EV_PERSIST,
+	    udp_sock_readcb, s)) == NULL || event_add(s->ev, NULL) == -1) {
+		if (s->ev != NULL)
+			event_free(s->ev);
+		snprintf(err, errlen, "out of memory");
+		close(fd);
+		free(s);
+		return NULL;
+	}
+	TAILQ_INSERT_TAIL(&u->socks, s, entry);
+	return s;
+}
+
+static void
+udp_sock_close(struct udp_sock *s)
+{
+	struct udp	*u = s->u;
+	struct udp_path	*p;
+	size_t		 i;
+
+	udp_flush(u);
+	for (i = 0; i < UDP_INDEX_BUCKETS; i++)
+		for (p = u->idx[i]; p != NULL; p = p->inext)
+			if (p->sock == s) {
+				p->sock = NULL;
+				p->peerlen = 0;
+			}
+	TAILQ_REMOVE(&u->socks, s, entry);
+	event_free(s->ev);
+	close(s->fd);
+	free(s);
+}
+
+static void
+udp_flush_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	udp_flush(arg);
+}
+
+struct udp *
+udp_new(struct event_base *base, uint64_t (*now_ms)(void))
+{
+	struct udp	*u;
+
+	if ((u = calloc(1, sizeof(*u))) == NULL)
+		return NULL;
+	u->base = base;
+	u->now_ms = now_ms;
+	TAILQ_INIT(&u->socks);
+	u->gso = 1;
+	u->probe_ms = env_u64("VNET_UDP_PROBE_MS", UDP_PROBE_MS);
+	u->rekey_ms = env_u64("VNET_UDP_REKEY_MS", DGRAM_REKEY_MS);
+	u->rekey_packets = env_u64("VNET_UDP_REKEY_PACKETS",
+	    DGRAM_REKEY_PACKETS);
+	if ((u->ev_flush = event_new(base, -1, 0, udp_flush_cb, u)) == NULL) {
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void
+udp_free(struct udp *u)
+{
+	struct udp_sock	*s;
+
+	if (u == NULL)
+		return;
+	udp_flush(u);
+	while ((s = TAILQ_FIRST(&u->socks)) != NULL)
+		udp_sock_close(s);
+	event_free(u->ev_flush);
+	free(u->rxbuf);
+	free(u->txbuf);
+	free(u);
+}
+
+void
+udp_listen(struct udp *u, const struct stmt_hostport *hp)
+{
+	struct addrinfo		 hints, *res, *ai;
+	struct udp_sock		*s;
+	char			 port[8], what[STMT_HOST_MAX + 10], err[128];
+	int			 any = strcmp(hp->host, "*") == 0, gai;
+
+	stmt_hostport_format(hp, what, sizeof(what));
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(port, sizeof(port), "%u", hp->port);
+	if ((gai = getaddrinfo(any ? NULL : hp->host, port, &hints, &res))) {
+		log_warnx("udp %s: %s: no datagrams there", what,
+		    gai_strerror(gai));
+		return;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((s = udp_sock_open(u, ai->ai_addr, ai->ai_addrlen, 0, err,
+		    sizeof(err))) == NULL) {
+			if (!(any && ai->ai_family == AF_INET6))
+				log_warnx("udp %s: %s: no datagrams there",
+				    what, err);
+			continue;
+		}
+		s->addr = *hp;
+		if (!any)
+			break;
+	}
+	freeaddrinfo(res);
+}
+
+void
+udp_unlisten(struct udp *u, const struct stmt_hostport *hp)
+{
+	struct udp_sock	*s, *next;
+
+	for (s = TAILQ_FIRST(&u->socks); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (!s->own && strcmp(s->addr.host, hp->host) == 0 &&
+		    s->addr.port == hp->port)
+			udp_sock_close(s);
+	}
+}
+
+uint64_t
+udp_unknown(const struct udp *u)
+{
+	return u->unknown;
+}
+
+/* A socket to send to family from: a listener's, or one of our own. */
+static struct udp_sock *
+udp_sock_for(struct udp *u, int family)
+{
+	struct udp_sock		*s;
+	struct sockaddr_storage	 ss;
+	char			 err[128];
+
+	TAILQ_FOREACH(s, &u->socks, entry)
+		if (s->family == family && !s->own)
+			return s;
+	TAILQ_FOREACH(s, &u->socks, entry)
+		if (s->family == family)
+			return s;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
+	if ((s = udp_sock_open(u, (struct sockaddr *)&ss, family == AF_INET ?
+	    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6), 1, err,
+	    sizeof(err))) == NULL)
+		log_warnx("udp: a socket to send from: %s", err);
+	return s;
+}
+
+/* The index table. */
+
+static struct udp_path **
+udp_bucket(struct udp *u, uint32_t idx)
+{
+	return &u->idx[(idx * 2654435761u) >> 24];
+}
+
+static struct udp_path *
+udp_lookup(struct udp *u, uint32_t idx)
+{
+	struct udp_path	*p;
+
+	for (p = *udp_bucket(u, idx); p != NULL; p = p->inext)
+		if (p->local == idx)
+			return p;
+	return NULL;
+}
+
+/* Sending: datagrams gather in txbuf and go in batches. */
+
+static uint8_t *
+udp_tx_slot(struct udp_path *p, size_t len)
+{
+	struct udp	*u = p->u;
+	struct udp_tx	*t;
+
+	if (u->txbuf == NULL && (u->txbuf = malloc(UDP_TX_BUFFER)) == NULL)
+		return NULL;
+	if (u->ntx == UDP_TX_BATCH || u->txoff + len > UDP_TX_BUFFER)
+		udp_flush(u);
+	if (u->ntx == 0)
+		event_active(u->ev_flush, EV_TIMEOUT, 0);
+	t = &u->tx[u->ntx++];
+	t->p = p;
+	t->s = p->sock;
+	memcpy(&t->to, &p->peer, p->peerlen);
+	t->tolen = p->peerlen;
+	t->data = u->txbuf + u->txoff;
+	t->len = 0;
+	u->txoff += len;
+	return t->data;
+}
+
+/* The last slot taken holds len bytes (its datagram, sealed). */
+static void
+udp_tx_done(struct udp *u, size_t len, size_t room)
+{
+	struct udp_tx	*t = &u->tx[u->ntx - 1];
+
+	t->len = len;
+	u->txoff -= room - len;
+	if (len == 0)
+		u->ntx--;
+}
+
+static void	udp_arm(struct udp_path *, uint64_t now, uint64_t at);
+
+/* EMSGSIZE is the MTU search's answer (or the route's MTU shrank). */
+static void
+udp_tx_failed(struct udp_tx *t, int err, uint64_t now)
+{
+	if (t->p == NULL)
+		return;
+	if (err != EMSGSIZE) {
+		t->p->st.send_errors++;
+		return;
+	}
+	pmtu_emsgsize(&t->p->pmtu, (uint32_t)t->len, now);
+	udp_arm(t->p, now, now);
+}
+
+static int
+udp_same_peer(const struct udp_tx *a, const struct udp_tx *b)
+{
+	return a->s == b->s && a->tolen == b->tolen &&
+	    memcmp(&a->to, &b->to, a->tolen) == 0;
+}
+
+/*
+ * Sends tx[i..j) (one socket): runs of equal-sized datagrams to one peer as
+ * UDP_SEGMENT trains, where the kernel takes them, in one sendmmsg.
+ */
+static void
+udp_send_group(struct udp *u, size_t i, size_t j, uint64_t now)
+{
+	struct mmsghdr	 mm[UDP_TX_BATCH];
+	struct iovec	 iov[UDP_TX_BATCH];
+	char		 cbuf[UDP_TX_BATCH][CMSG_SPACE(sizeof(uint16_t))];
+	size_t		 first[UDP_TX_BATCH], count[UDP_TX_BATCH];
+	size_t		 n = 0, k, m, r;
+	struct cmsghdr	*cm;
+	int		 sent, fd = u->tx[i].s->fd;
+
+	for (k = i; k < j; k = m) {
+		/* A train: same peer, same size, the last may be shorter. */
+		m = k + 1;
+		if (u->gso)
+			while (m < j && m - k < UDP_GSO_MAX &&
+			    udp_same_peer(&u->tx[k], &u->tx[m]) &&
+			    u->tx[m].len <= u->tx[k].len &&
+			    u->tx[m - 1].len == u->tx[k].len &&
+			    u->tx[m].data == u->tx[m - 1].data +
+			    u->tx[m - 1].len)
+				m++;
+		memset(&mm[n], 0, sizeof(mm[n]));
+		iov[n].iov_base = u->tx[k].data;
+		iov[n].iov_len = (size_t)(u->tx[m - 1].data +
+		    u->tx[m - 1].len - u->tx[k].data);
+		mm[n].msg_hdr.msg_name = &u->tx[k].to;
+		mm[n].msg_hdr.msg_namelen = u->tx[k].tolen;
+		mm[n].msg_hdr.msg_iov = &iov[n];
+		mm[n].msg_hdr.msg_iovlen = 1;
+		if (m - k > 1) {
+			mm[n].msg_hdr.msg_control = cbuf[n];
+			mm[n].msg_hdr.msg_controllen = sizeof(cbuf[n]);
+			cm = CMSG_FIRSTHDR(&mm[n].msg_hdr);
+			cm->cmsg_level = SOL_UDP;
+			cm->cmsg_type = UDP_SEGMENT;
+			cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+			*(uint16_t *)(void *)CMSG_DATA(cm) =
+			    (uint16_t)u->tx[k].len;
+		}
+		first[n] = k;
+		count[n++] = m - k;
+	}
+	for (r = 0; r < n; ) {
+		sent = sendmmsg(fd, mm + r, (unsigned int)(n - r), 0);
+		if (sent > 0) {
+			r += (size_t)sent;
+			continue;
+		}
+		if (sent == -1 && errno == EINTR)
+			continue;
+		if (sent == -1 && (errno == EIO || errno == EINVAL) &&
+		    count[r] > 1 && u->gso) {
+			/* No segmentation offload here: one by one. */
+			log_info("udp: no UDP_SEGMENT (%s), sending datagrams "
+			    "one by one", strerror(errno));
+			u->gso = 0;
+			udp_send_group(u, first[r], j, now);
+			return;
+		}
+		for (k = first[r]; k < first[r] + count[r]; k++)
+			udp_tx_failed(&u->tx[k], errno, now);
+		r++;
+	}
+}
+
+void
+udp_flush(struct udp *u)
+{
+	uint64_t	 now;
+	size_t		 i, j;
+
+	if (u->ntx == 0)
+		return;
+	now = u->now_ms();
+	for (i = 0; i < u->ntx; i = j) {
+		for (j = i + 1; j < u->ntx && u->tx[j].s == u->tx[i].s; j++)
+			;
+		if (u->tx[i].s != NULL)
+			udp_send_group(u, i, j, now);
+	}
+	u->ntx = 0;
+	u->txoff = 0;
+}
+
+/* Seals payload [DGRAM_HDR_LEN, + len) of a slot of room bytes and queues it. */
+static int
+udp_seal(struct udp_path *p, uint64_t now, uint8_t type, uint8_t *d,
+    size_t len, size_t room)
+{
+	size_t	 n = dgram_seal(&p->dg, now, type, d, len);
+
+	udp_tx_done(p->u, n, room);
+	return n == 0 ? -1 : 0;
+}
+
+static void
+copy_range(uint8_t *dst, const uint8_t *a, size_t alen, const uint8_t *b,
+    size_t off, size_t n)
+{
+	size_t	 k;
+
+	if (off < alen) {
+		k = alen - off < n ? alen - off : n;
+		memcpy(dst, a + off, k);
+		dst += k;
+		n -= k;
+		off = alen;
+	}
+	if (n > 0)
+		memcpy(dst, b + (off - alen), n);
+}
+
+int
+udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
+    const uint8_t *eth, size_t len)
+{
+	uint64_t	 now = p->u->now_ms();
+	size_t		 total = prelen + len, room, piece, off, n;
+	uint32_t	 mtu = pmtu_get(&p->pmtu), id;
+	uint8_t		*d;
+
+	if (!p->keyed || p->peerlen == 0 || p->sock == NULL)
+		return -1;
+	if (total + DGRAM_OVERHEAD <= mtu) {
+		room = total + DGRAM_OVERHEAD;
+		if ((d = udp_tx_slot(p, room)) == NULL)
+			return -1;
+		copy_range(d + DGRAM_HDR_LEN, pre, prelen, eth, 0, total);
+		return udp_seal(p, now, DGRAM_DATA, d, total, room);
+	}
+	piece = mtu - DGRAM_OVERHEAD - DFRAG_HDR_LEN;
+	id = dfrag_id(&p->frag);
+	for (off = 0; off < total; off += n) {
+		n = total - off < piece ? total - off : piece;
+		room = DGRAM_OVERHEAD + DFRAG_HDR_LEN + n;
+		if ((d = udp_tx_slot(p, room)) == NULL)
+			return -1;
+		dfrag_hdr_encode(d + DGRAM_HDR_LEN, id, (uint32_t)off,
+		    (uint32_t)total);
+		copy_range(d + DGRAM_HDR_LEN + DFRAG_HDR_LEN, pre, prelen, eth,
+		    off, n);
+		if (udp_seal(p, now, DGRAM_FRAG, d, DFRAG_HDR_LEN + n,
+		    room) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* A probe of size bytes in all (small: a liveness probe), or its reply. */
+static void
+udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
+    uint32_t size, uint64_t stamp)
+{
+	size_t		 len = size > DGRAM_OVERHEAD + UDP_PROBE_LEN ?
+			    size - DGRAM_OVERHEAD : UDP_PROBE_LEN;
+	size_t		 room = len + DGRAM_OVERHEAD;
+	uint8_t		*d;
+
+	if (p->sock == NULL || p->peerlen == 0 ||
+	    (d = udp_tx_slot(p, room)) == NULL)
+		return;
+	memset(d + DGRAM_HDR_LEN, 0, len);
+	put_u32(d + DGRAM_HDR_LEN, id);
+	put_u32(d + DGRAM_HDR_LEN + 4, size);
+	put_u32(d + DGRAM_HDR_LEN + 8, (uint32_t)(stamp >> 32));
+	put_u32(d + DGRAM_HDR_LEN + 12, (uint32_t)stamp);
+	(void)udp_seal(p, now, type, d, len, room);
+	if (type == DGRAM_PROBE)
+		p->st.probes++;
+}
+
+/* The path's state, and what it means for the frames. */
+
+static uint64_t
+udp_suspect_ms(const struct udp_path *p)
+{
+	return p->u->probe_ms + p->u->probe_ms / 4 + 2 * p->srtt;
+}
+
+static uint64_t
+udp_dead_ms(const struct udp_path *p)
+{
+	return 3 * p->u->probe_ms + 2 * p->srtt;
+}
+
+static enum udp_mode
+udp_mode_at(const struct udp_path *p, uint64_t now)
+{
+	if (!p->keyed || p->peerlen == 0 || p->sock == NULL)
+		return UDP_MODE_TCP;
+	if (p->transport == STMT_TRANSPORT_UDP)
+		return UDP_MODE_UDP;
+	if (p->state != UDP_UP)
+		return UDP_MODE_TCP;
+	return now - p->last_reply > udp_suspect_ms(p) ? UDP_MODE_BOTH :
+	    UDP_MODE_UDP;
+}
+
+enum udp_mode
+udp_path_mode(const struct udp_path *p)
+{
+	return udp_mode_at(p, p->u->now_ms());
+}
+
+static void
+udp_mode_check(struct udp_path *p, uint64_t now)
+{
+	enum udp_mode	 m = udp_mode_at(p, now);
+
+	if (m == p->mode)
+		return;
+	log_info("link %s: frames go by %s", p->name, udp_mode_name(m));
+	p->mode = m;
+	if (p->cbs.changed != NULL)
+		p->cbs.changed(p->arg);
+}
+
+static void
+udp_set_state(struct udp_path *p, enum udp_state s, uint64_t now,
+    const char *why)
+{
+	if (s == p->state)
+		return;
+	log_info("link %s: datagram path %s -> %s%s%s", p->name,
+	    udp_state_name(p->state), udp_state_name(s), why ? ": " : "",
+	    why ? why : "");
+	p->state = s;
+	p->since = now;
+	if (s == UDP_FALLBACK) {
+		p->st.fallbacks++;
+		p->backoff = p->u->probe_ms;
+	}
+	if (s == UDP_UP) {
+		p->backoff = p->u->probe_ms;
+		pmtu_init(&p->pmtu, now);
+		p->pmtu.timeout_ms = p->u->probe_ms;
+		pmtu_set_max(&p->pmtu, udp_route_max(&p->peer, p->peerlen));
+	}
+	udp_mode_check(p, now);
+}
+
+static void
+udp_path_timer_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct udp_path	*p = arg;
+
+	udp_path_tick(p, p->u->now_ms());
+}
+
+static void
+udp_arm(struct udp_path *p, uint64_t now, uint64_t at)
+{
+	struct timeval	 tv;
+	uint64_t	 ms = at > now ? at - now : 0;
+
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(p->ev, &tv);
+}
+
+static void
+udp_path_tick(struct udp_path *p, uint64_t now)
+{
+	uint64_t	 at;
+	uint32_t	 size;
+
+	if (!p->keyed)
+		return;
+	if (p->peerlen != 0 && now >= p->next_probe) {
+		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, 0, now);
+		if (p->state == UDP_FALLBACK) {
+			p->next_probe = now + p->backoff;
+			p->backoff = p->backoff * 2 > UDP_BACKOFF_MAX ?
+			    UDP_BACKOFF_MAX : p->backoff * 2;
+		} else if (p->state == UDP_PROBING)
+			/* The first may beat the offer: soon again. */
+			p->next_probe = now + p->u->probe_ms / 8 + 1;
+		else
+			p->next_probe = now + p->u->probe_ms;
+	}
+	if (p->state == UDP_UP && (size = pmtu_probe(&p->pmtu, now)) != 0)
+		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, size, now);
+	if (p->state == UDP_UP && now - p->last_reply > udp_dead_ms(p))
+		udp_set_state(p, UDP_FALLBACK, now, "probes unanswered");
+	else if (p->state == UDP_PROBING && now - p->since > udp_dead_ms(p))
+		udp_set_state(p, UDP_FALLBACK, now, "no answer");
+	udp_mode_check(p, now);
+	at = p->next_probe;
+	if (p->state == UDP_UP) {
+		if (pmtu_wake(&p->pmtu) < at)
+			at = pmtu_wake(&p->pmtu);
+		if (p->last_reply + udp_suspect_ms(p) + 1 > now &&
+		    p->last_reply + udp_suspect_ms(p) + 1 < at)
+			at = p->last_reply + udp_suspect_ms(p) + 1;
+		if (p->last_reply + udp_dead_ms(p) + 1 < at)
+			at = p->last_reply + udp_dead_ms(p) + 1;
+	} else if (p->state == UDP_PROBING &&
+	    p->since + udp_dead_ms(p) + 1 < at)
+		at = p->since + udp_dead_ms(p) + 1;
+	if (p->peerlen == 0 && p->state != UDP_PROBING)
+		return;		/* the peer's first datagram wakes us */
+	udp_arm(p, now, at);
+}
+
+/* Receiving. */
+
+static int
+udp_addr_eq(const struct sockaddr_storage *a, socklen_t alen,
+    const struct sockaddr_storage *b, socklen_t blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+static const char *
+udp_addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char	 host[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/*
+ * The largest datagram the route to the peer takes here (the device's MTU,
+ * or what ICMP taught the kernel): the MTU search looks no higher.
+ */
+static uint32_t
+udp_route_max(const struct sockaddr_storage *ss, socklen_t len)
+{
+	int		 fd, mtu = 0;
+	socklen_t	 ml = sizeof(mtu);
+	uint32_t	 hdr = ss->ss_family == AF_INET ? 28 : 48;
+
+	if ((fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return PMTU_CEIL;
+	if (connect(fd, (const struct sockaddr *)ss, len) == -1 ||
+	    getsockopt(fd, ss->ss_family == AF_INET ? IPPROTO_IP :
+	    IPPROTO_IPV6, ss->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
+	    &ml) == -1 || mtu <= (int)hdr)
+		mtu = PMTU_CEIL + (int)hdr;
+	close(fd);
+	return (uint32_t)mtu - hdr > PMTU_CEIL ? PMTU_CEIL :
+	    (uint32_t)mtu - hdr;
+}
+
+/* A whole wire message arrived by datagrams: only a FRAME may. */
+static void
+udp_message(struct udp_path *p, const uint8_t *m, size_t n)
+{
+	struct wire_hdr		 h;
+	struct wire_frame	 f;
+	const char		*why;
+
+	if (n < WIRE_HDR_LEN || wire_hdr_decode(m, n, &h, &why) == -1 ||
+	    h.type != WIRE_FRAME || h.len != n - WIRE_HDR_LEN ||
+	    wire_frame_decode(m + WIRE_HDR_LEN, h.len, &f, &why) == -1) {
+		p->st.malformed++;
+		return;
+	}
+	p->cbs.frame(p->arg, h.hops, &f);
+}
+
+static void
+udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
+    const struct sockaddr_storage *from, socklen_t fromlen, uint64_t now)
+{
+	struct udp_path	*p;
+	struct dgram_rx	 rx;
+	struct rbuf	 b;
+	const uint8_t	*msg;
+	size_t		 mlen;
+	uint32_t	 id, size, hi, lo;
+	char		 a[INET6_ADDRSTRLEN + 8], o[INET6_ADDRSTRLEN + 8];
+
+	if ((p = udp_lookup(u, dgram_receiver(buf, n))) == NULL ||
+	    !p->keyed) {
+		u->unknown++;
+		return;
+	}
+	/* Authentication first: nothing else happens for a forgery. */
+	if (dgram_open(&p->dg, now, buf, n, &rx) == -1)
+		return;
+	if (!udp_addr_eq(&p->peer, p->peerlen, from, fromlen) ||
+	    p->sock != s) {
+		if (p->peerlen != 0) {
+			p->st.moved++;
+			log_info("link %s: the peer's datagrams come from %s, "
+			    "not %s: following", p->name,
+			    udp_addr_text(from, a, sizeof(a)),
+			    udp_addr_text(&p->peer, o, sizeof(o)));
+		}
+		memcpy(&p->peer, from, fromlen);
+		p->peerlen = fromlen;
+		p->sock = s;
+		if (p->state != UDP_UP)
+			p->next_probe = now;
+		udp_path_tick(p, now);
+	}
+	switch (rx.type) {
+	case DGRAM_DATA:
+		udp_message(p, rx.payload, rx.len);
+		break;
+	case DGRAM_FRAG:
+		switch (dfrag_input(&p->frag, now, rx.payload, rx.len, &msg,
+		    &mlen)) {
+		case 1:
+			udp_message(p, msg, mlen);
+			break;
+		case -1:
+			p->st.malformed++;
+			break;
+		}
+		break;
+	case DGRAM_PROBE:
+		rbuf_init(&b, rx.payload, rx.len);
+		if (rbuf_get_u32(&b, &id) == -1 || rbuf_get_u32(&b, &size) ||
+		    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo)) {
+			p->st.malformed++;
+			break;
+		}
+		/* The answer: smaller than the probe, never larger. */
+		udp_send_probe(p, now, DGRAM_REPLY, id, (uint32_t)n,
+		    (uint64_t)hi << 32 | lo);
+		break;
+	case DGRAM_REPLY:
+		rbuf_init(&b, rx.payload, rx.len);
+		if (rbuf_get_u32(&b, &id) == -1 || rbuf_get_u32(&b, &size) ||
+		    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo)) {
+			p->st.malformed++;
+			break;
+		}
+		p->st.replies++;
+		p->last_reply = now;
+		if (((uint64_t)hi << 32 | lo) <= now) {
+			uint64_t rtt = now - ((uint64_t)hi << 32 | lo);
+
+			p->srtt = p->srtt == 0 ? rtt : (7 * p->srtt + rtt) / 8;
+		}
+		if (p->state != UDP_UP)
+			udp_set_state(p, UDP_UP, now, "a probe answered");
+		if (size > DGRAM_OVERHEAD + UDP_PROBE_LEN)
+			pmtu_ack(&p->pmtu, size, now);
+		udp_mode_check(p, now);
+		udp_path_tick(p, now);
+		break;
+	}
+}
+
+static void
+udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct udp_sock		*s = arg;
+	struct udp		*u = s->u;
+	struct mmsghdr		 mm[UDP_RX_BATCH];
+	struct iovec		 iov[UDP_RX_BATCH];
+	struct sockaddr_storage	 from[UDP_RX_BATCH];
+	uint64_t		 now;
+	int			 n, i, round;
+
+	if (u->rxbuf == NULL &&
+	    (u->rxbuf = malloc((size_t)UDP_RX_BATCH * UDP_RX_SLOT)) == NULL)
+		return;
+	for (round = 0; round < 8; round++) {
+		memset(mm, 0, sizeof(mm));
+		for (i = 0; i < UDP_RX_BATCH; i++) {
+			iov[i].iov_base = u->rxbuf + (size_t)i * UDP_RX_SLOT;
+			iov[i].iov_len = UDP_RX_SLOT;
+			mm[i].msg_hdr.msg_name = &from[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		if ((n = recvmmsg(fd, mm, UDP_RX_BATCH, MSG_DONTWAIT,
+		    NULL)) <= 0)
+			break;
+		now = u->now_ms();
+		for (i = 0; i < n; i++) {
+			/* A path freed under us closes no socket. */
+			udp_input(u, s, iov[i].iov_base, mm[i].msg_len,
+			    &from[i], mm[i].msg_hdr.msg_namelen, now);
+		}
+		if (n < UDP_RX_BATCH)
+			break;
+	}
+	udp_flush(u);
+}
+
+/* Paths. */
+
+static int
+udp_path_secret(void *arg, uint32_t epoch, int tx, uint8_t out[DGRAM_SECRET_LEN])
+{
+	struct udp_path	*p = arg;
+	uint8_t		 ctx[13];
+	int		 outgoing = p->c->outgoing;
+
+	if (p->dg.aead == DGRAM_PLAIN && p->theirs.aead == DGRAM_PLAIN) {
+		memset(out, 0, DGRAM_SECRET_LEN);
+		memcpy(out, tx ? p->theirs.secret : p->secret,
+		    WIRE_DGRAM_SECRET);
+		return 0;
+	}
+	/* 0: from the side that dialled to the other, 1: back. */
+	ctx[0] = tx == outgoing ? 0 : 1;
+	put_u32(ctx + 1, epoch);
+	put_u32(ctx + 5, outgoing ? p->local : p->theirs.receiver);
+	put_u32(ctx + 9, outgoing ? p->theirs.receiver : p->local);
+	return p->c->io->exporter(p->c, UDP_LABEL, ctx, sizeof(ctx), out,
+	    DGRAM_SECRET_LEN);
+}
+
+static int
+udp_local_port(struct udp *u, struct conn *c, int *family)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	struct udp_sock		*s;
+	uint16_t		 port;
+
+	if (getsockname(conn_fd(c), (struct sockaddr *)&ss, &len) == -1)
+		return 0;
+	*family = ss.ss_family;
+	port = ntohs(ss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&ss)->sin_port :
+	    ((struct sockaddr_in6 *)&ss)->sin6_port);
+	TAILQ_FOREACH(s, &u->socks, entry)
+		if (!s->own && s->family == ss.ss_family && s->port == port)
+			return port;
+	return 0;
+}
+
+struct udp_path *
+udp_path_new(struct udp *u, struct conn *c, enum stmt_transport t,
+    const struct udp_path_cbs *cbs, void *arg)
+{
+	struct udp_path		*p;
+	struct udp_path		**b;
+	struct wire_dgram	 d;
+	struct udp_sock		*s;
+	int			 family = AF_INET, aead;
+
+	if (!(c->hello.caps & WIRE_CAP_DGRAM) ||
+	    (aead = c->io->aead(c)) < 0 || (p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->u = u;
+	p->c = c;
+	p->cbs = *cbs;
+	p->arg = arg;
+	p->transport = t;
+	p->since = u->now_ms();
+	snprintf(p->name, sizeof(p->name), "%s",
+	    c->outgoing ? c->name : c->hello.node);
+	dfrag_init(&p->frag);
+	pmtu_init(&p->pmtu, p->since);
+	if ((p->ev = evtimer_new(u->base, udp_path_timer_cb, p)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	do
+		p->local = arc4random();
+	while (p->local == 0 || udp_lookup(u, p->local) != NULL);
+	arc4random_buf(p->secret, sizeof(p->secret));
+	b = udp_bucket(u, p->local);
+	p->inext = *b;
+	*b = p;
+
+	memset(&d, 0, sizeof(d));
+	d.kind = 1;
+	d.aead = (uint8_t)aead;
+	d.receiver = p->local;
+	if (aead == DGRAM_PLAIN)
+		memcpy(d.secret, p->secret, sizeof(d.secret));
+	if (c->outgoing) {
+		(void)udp_local_port(u, c, &family);
+		if ((s = udp_sock_for(u, family)) != NULL)
+			d.port = s->port;
+	} else
+		d.port = (uint16_t)udp_local_port(u, c, &family);
+	if (conn_send_dgram(c, &d) == -1) {
+		udp_path_free(p, 0);
+		return NULL;
+	}
+	(void)conn_push(c);
+	log_debug("link %s: datagram offer sent (index %08x, port %u)",
+	    p->name, p->local, d.port);
+	return p;
+}
+
+void
+udp_path_free(struct udp_path *p, int withdraw)
+{
+	struct udp_path		**b;
+	struct wire_dgram	 d;
+	size_t			 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->u->ntx; i++)
+		if (p->u->tx[i].p == p)
+			p->u->tx[i].p = NULL;
+	if (withdraw) {
+		memset(&d, 0, sizeof(d));
+		(void)conn_send_dgram(p->c, &d);
+	}
+	for (b = udp_bucket(p->u, p->local); *b != NULL; b = &(*b)->inext)
+		if (*b == p) {
+			*b = p->inext;
+			break;
+		}
+	event_free(p->ev);
+	if (p->keyed)
+		dgram_free(&p->dg);
+	dfrag_free(&p->frag);
+	free(p);
+}
+
+void
+udp_path_set_transport(struct udp_path *p, enum stmt_transport t)
+{
+	p->transport = t;
+	udp_mode_check(p, p->u->now_ms());
+}
+
+int
+udp_path_offer(struct udp_path *p, const struct wire_dgram *d,
+    const char **why)
+{
+	struct dgram_keysrc	 src = { udp_path_secret, p };
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	uint64_t		 now = p->u->now_ms();
+	int			 aead = p->c->io->aead(p->c);
+
+	if (d->kind == 0) {
+		log_info("link %s: the peer withdrew its datagram offer",
+		    p->name);
+		if (p->keyed)
+			dgram_free(&p->dg);
+		p->keyed = 0;
+		p->peerlen = 0;
+		evtimer_del(p->ev);
+		udp_set_state(p, UDP_OFFERED, now, "withdrawn");
+		udp_mode_check(p, now);
+		return 0;
+	}
+	if (d->aead != aead) {
+		*why = "datagram offer with another cipher than the session's";
+		return -1;
+	}
+	if (p->keyed)
+		dgram_free(&p->dg);
+	p->keyed = 0;
+	p->theirs = *d;
+	if (dgram_init(&p->dg, (enum dgram_aead)aead, p->local, d->receiver,
+	    &src, now) == -1) {
+		log_warnx("link %s: no keys for datagrams", p->name);
+		return 0;
+	}
+	p->dg.rekey_ms = p->u->rekey_ms;
+	p->dg.rekey_packets = p->u->rekey_packets;
+	p->keyed = 1;
+	p->peerlen = 0;
+	p->sock = NULL;
+	/* The side that dialled sends first, to the address it dialled. */
+	if (p->c->outgoing && d->port != 0 &&
+	    getpeername(conn_fd(p->c), (struct sockaddr *)&ss, &len) == 0 &&
+	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) &&
+	    (p->sock = udp_sock_for(p->u, ss.ss_family)) != NULL) {
+		if (ss.ss_family == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = htons(d->port);
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port =
+			    htons(d->port);
+		memcpy(&p->peer, &ss, len);
+		p->peerlen = len;
+	}
+	log_info("link %s: datagram keys made (%s), receiver index %08x, "
+	    "the peer's %08x", p->name, dgram_aead_name(p->dg.aead), p->local,
+	    d->receiver);
+	p->next_probe = now;
+	p->state = UDP_OFFERED;
+	udp_set_state(p, UDP_PROBING, now, NULL);
+	udp_path_tick(p, now);
+	return 0;
+}
+
+enum udp_state
+udp_path_state(const struct udp_path *p)
+{
+	return p->state;
+}
+
+uint32_t
+udp_path_mtu(const struct udp_path *p)
+{
+	return pmtu_get(&p->pmtu);
+}
+
+const char *
+udp_path_endpoint(const struct udp_path *p, char *buf, size_t len)
+{
+	if (p->peerlen == 0)
+		return "-";
+	return udp_addr_text(&p->peer, buf, len);
+}
+
+const char *
+udp_path_cipher(const struct udp_path *p)
+{
+	return p->keyed ? dgram_aead_name(p->dg.aead) : "-";
+}
+
+const struct dgram_stats *
+udp_path_dgram_stats(const struct udp_path *p)
+{
+	static const struct dgram_stats none;
+
+	return p->keyed ? &p->dg.st : &none;
+}
+
+const struct udp_path_stats *
+udp_path_stats(const struct udp_path *p)
+{
+	return &p->st;
+}
+
+const struct dfrag_stats *
+udp_path_frag_stats(const struct udp_path *p)
+{
+	return &p->frag.st;
+}
