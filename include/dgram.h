@@ -23,10 +23,12 @@
  *
  * The header is the AEAD's additional data, so none of it can be changed.
  * With a cipher (AES-GCM, ChaCha20-Poly1305: the one the link's TLS session
- * negotiated) the payload is encrypted and the tag authenticates both; a
- * plain link's "tag" is a 16-byte secret its peer chose and sent over the
- * TCP connection: it keeps off-path forgers out, nothing more (a LAN you
- * trust).
+ * negotiated) the payload is encrypted and the tag authenticates both.
+ * A plain link's tag is SipHash-2-4 of the header under a 16-byte secret
+ * its peer chose and sent over the TCP connection: no one without the
+ * secret can make a header (an index, a counter) pass, so forgeries and
+ * replays are dropped as over TLS; but the payload is neither hidden nor
+ * covered: plain datagrams are for a LAN you trust.
  *
  * A datagram that fails authentication is counted and dropped before any
  * other work.  One that passes goes through the key's replay window
@@ -183,6 +185,22 @@ struct dgram_rx {
  */
 int		 dgram_open(struct dgram *, uint64_t now_ms, uint8_t *buf,
 		    size_t n, struct dgram_rx *);
+
+/*
+ * A PROBE's or REPLY's payload: u32 id, u32 size (a probe: the size it
+ * probes; a reply: the size of the probe it answers), u64 the prober's
+ * clock (echoed), then padding.
+ */
+#define DGRAM_PROBE_LEN		16
+struct dgram_probe {
+	uint32_t	id;
+	uint32_t	size;
+	uint64_t	stamp;
+};
+int		 dgram_probe_decode(const uint8_t *p, size_t n,
+		    struct dgram_probe *);
+/* Writes the payload: DGRAM_PROBE_LEN bytes. */
+void		 dgram_probe_encode(uint8_t *out, const struct dgram_probe *);
 
 /* The epoch we send with. */
 uint32_t	 dgram_tx_epoch(const struct dgram *);

@@ -24,6 +24,79 @@ put_u64(uint8_t *p, uint64_t v)
 	put_u32(p + 4, (uint32_t)v);
 }
 
+static uint64_t
+le64(const uint8_t *p)
+{
+	uint64_t	 v = 0;
+	int		 i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND do {							\
+	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);	\
+	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;				\
+	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;				\
+	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);	\
+} while (0)
+
+/*
+ * SipHash-2-4 of a header (two 64-bit words) under a 128-bit key: a plain
+ * link's tag, so that no one off the path can forge a header (an index, a
+ * counter) without the secret, at the cost of a few rounds.
+ */
+static uint64_t
+siphash_hdr(const uint8_t key[16], const uint8_t hdr[DGRAM_HDR_LEN])
+{
+	uint64_t	 k0 = le64(key), k1 = le64(key + 8), m, b;
+	uint64_t	 v0 = 0x736f6d6570736575ULL ^ k0;
+	uint64_t	 v1 = 0x646f72616e646f6dULL ^ k1;
+	uint64_t	 v2 = 0x6c7967656e657261ULL ^ k0;
+	uint64_t	 v3 = 0x7465646279746573ULL ^ k1;
+	int		 i;
+
+	for (i = 0; i < 2; i++) {
+		m = le64(hdr + 8 * i);
+		v3 ^= m;
+		SIPROUND;
+		SIPROUND;
+		v0 ^= m;
+	}
+	b = (uint64_t)DGRAM_HDR_LEN << 56;
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The plain tag: two SipHashes of the header, under the two key halves. */
+static void
+plain_tag(const struct dgram_key *k, const uint8_t *hdr,
+    uint8_t out[DGRAM_TAG_LEN])
+{
+	uint8_t		 k2[16];
+	uint64_t	 a, b;
+	int		 i;
+
+	memcpy(k2, k->tag + 8, 8);
+	memcpy(k2 + 8, k->tag, 8);
+	a = siphash_hdr(k->tag, hdr);
+	b = siphash_hdr(k2, hdr);
+	for (i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(a >> (8 * i));
+		out[8 + i] = (uint8_t)(b >> (8 * i));
+	}
+}
+
 int
 dgram_hdr_decode(const uint8_t *p, size_t n, struct dgram_hdr *h)
 {
@@ -282,7 +355,7 @@ dgram_seal(struct dgram *dg, uint64_t now, uint8_t type, uint8_t *buf,
 	h.counter = k->next++;
 	dgram_hdr_encode(buf, &h);
 	if (k->ctx == NULL) {
-		memcpy(p + len, k->tag, DGRAM_TAG_LEN);
+		plain_tag(k, buf, p + len);
 	} else {
 		dgram_nonce(k, h.counter, nonce);
 		if (EVP_EncryptInit_ex(k->ctx, NULL, NULL, NULL, nonce) != 1 ||
@@ -305,10 +378,12 @@ dgram_verify(struct dgram_key *k, uint64_t ctr, uint8_t *buf, size_t len)
 	uint8_t		 nonce[DGRAM_IV_LEN];
 	uint8_t		*p = buf + DGRAM_HDR_LEN;
 	int		 n, m;
+	uint8_t		 tag[DGRAM_TAG_LEN];
 
-	if (k->ctx == NULL)
-		return CRYPTO_memcmp(p + len, k->tag, DGRAM_TAG_LEN) == 0 ?
-		    0 : -1;
+	if (k->ctx == NULL) {
+		plain_tag(k, buf, tag);
+		return CRYPTO_memcmp(p + len, tag, DGRAM_TAG_LEN) == 0 ? 0 : -1;
+	}
 	dgram_nonce(k, ctr, nonce);
 	if (EVP_DecryptInit_ex(k->ctx, NULL, NULL, NULL, nonce) != 1 ||
 	    EVP_DecryptUpdate(k->ctx, NULL, &n, buf, DGRAM_HDR_LEN) != 1 ||
@@ -378,4 +453,27 @@ dgram_open(struct dgram *dg, uint64_t now, uint8_t *buf, size_t n,
 	rx->payload = buf + DGRAM_HDR_LEN;
 	rx->len = len;
 	return 0;
+}
+
+int
+dgram_probe_decode(const uint8_t *p, size_t n, struct dgram_probe *pr)
+{
+	struct rbuf	 b;
+	uint32_t	 hi, lo;
+
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u32(&b, &pr->id) == -1 ||
+	    rbuf_get_u32(&b, &pr->size) == -1 ||
+	    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo) == -1)
+		return -1;
+	pr->stamp = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+void
+dgram_probe_encode(uint8_t *out, const struct dgram_probe *pr)
+{
+	put_u32(out, pr->id);
+	put_u32(out + 4, pr->size);
+	put_u64(out + 8, pr->stamp);
 }

@@ -24,7 +24,7 @@
 #endif
 
 #define UDP_RX_SLOT		65536
-#define UDP_PROBE_LEN		16	/* id, size, our clock */
+#define UDP_PROBE_LEN		DGRAM_PROBE_LEN
 #define UDP_LABEL		"EXPORTER-vnet-datagram"
 #define UDP_GSO_MAX		64	/* datagrams in one train */
 
@@ -590,16 +590,14 @@ udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
 	size_t		 len = size > DGRAM_OVERHEAD + UDP_PROBE_LEN ?
 			    size - DGRAM_OVERHEAD : UDP_PROBE_LEN;
 	size_t		 room = len + DGRAM_OVERHEAD;
+	struct dgram_probe pr = { id, size, stamp };
 	uint8_t		*d;
 
 	if (p->sock == NULL || p->peerlen == 0 ||
 	    (d = udp_tx_slot(p, room)) == NULL)
 		return;
 	memset(d + DGRAM_HDR_LEN, 0, len);
-	put_u32(d + DGRAM_HDR_LEN, id);
-	put_u32(d + DGRAM_HDR_LEN + 4, size);
-	put_u32(d + DGRAM_HDR_LEN + 8, (uint32_t)(stamp >> 32));
-	put_u32(d + DGRAM_HDR_LEN + 12, (uint32_t)stamp);
+	dgram_probe_encode(d + DGRAM_HDR_LEN, &pr);
 	(void)udp_seal(p, now, type, d, len, room);
 	if (type == DGRAM_PROBE)
 		p->st.probes++;
@@ -813,10 +811,9 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 {
 	struct udp_path	*p;
 	struct dgram_rx	 rx;
-	struct rbuf	 b;
+	struct dgram_probe pr;
 	const uint8_t	*msg;
 	size_t		 mlen;
-	uint32_t	 id, size, hi, lo;
 	char		 a[INET6_ADDRSTRLEN + 8], o[INET6_ADDRSTRLEN + 8];
 
 	if ((p = udp_lookup(u, dgram_receiver(buf, n))) == NULL ||
@@ -859,34 +856,30 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		}
 		break;
 	case DGRAM_PROBE:
-		rbuf_init(&b, rx.payload, rx.len);
-		if (rbuf_get_u32(&b, &id) == -1 || rbuf_get_u32(&b, &size) ||
-		    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo)) {
+		if (dgram_probe_decode(rx.payload, rx.len, &pr) == -1) {
 			p->st.malformed++;
 			break;
 		}
 		/* The answer: smaller than the probe, never larger. */
-		udp_send_probe(p, now, DGRAM_REPLY, id, (uint32_t)n,
-		    (uint64_t)hi << 32 | lo);
+		udp_send_probe(p, now, DGRAM_REPLY, pr.id, (uint32_t)n,
+		    pr.stamp);
 		break;
 	case DGRAM_REPLY:
-		rbuf_init(&b, rx.payload, rx.len);
-		if (rbuf_get_u32(&b, &id) == -1 || rbuf_get_u32(&b, &size) ||
-		    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo)) {
+		if (dgram_probe_decode(rx.payload, rx.len, &pr) == -1) {
 			p->st.malformed++;
 			break;
 		}
 		p->st.replies++;
 		p->last_reply = now;
-		if (((uint64_t)hi << 32 | lo) <= now) {
-			uint64_t rtt = now - ((uint64_t)hi << 32 | lo);
+		if (pr.stamp <= now) {
+			uint64_t rtt = now - pr.stamp;
 
 			p->srtt = p->srtt == 0 ? rtt : (7 * p->srtt + rtt) / 8;
 		}
 		if (p->state != UDP_UP)
 			udp_set_state(p, UDP_UP, now, "a probe answered");
-		if (size > DGRAM_OVERHEAD + UDP_PROBE_LEN)
-			pmtu_ack(&p->pmtu, size, now);
+		if (pr.size > DGRAM_OVERHEAD + UDP_PROBE_LEN)
+			pmtu_ack(&p->pmtu, pr.size, now);
 		udp_mode_check(p, now);
 		udp_path_tick(p, now);
 		break;
