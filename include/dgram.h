@@ -38,7 +38,11 @@
  * counts of lost and reordered datagrams.
  *
  * Rekeying: the sender moves to the next epoch after rekey_ms or
- * rekey_packets, whichever comes first.  The receiver holds the current
+ * rekey_packets, whichever comes first, but only once the peer has shown
+ * that it holds the current one (dgram_tx_confirm(): a probe's reply says
+ * under which epoch the probe opened), so that it is never more than one
+ * epoch ahead of what the receiver can open, however many datagrams were
+ * lost.  The receiver holds the current
  * epoch's key and the next one's, derived in advance; the first datagram
  * that authenticates under the next key makes it current, and the old key
  * is kept for DGRAM_OVERLAP_MS more (datagrams sent before the change and
@@ -146,6 +150,7 @@ struct dgram {
 	struct dgram_key	*tx;
 	struct dgram_key	*rx[3];		/* previous, current, next */
 	uint64_t		 prev_until;	/* ms: rx[0] wiped then */
+	uint32_t		 confirmed;	/* the peer opened this epoch */
 	struct dgram_stats	 st;
 };
 
@@ -173,6 +178,7 @@ size_t		 dgram_seal(struct dgram *, uint64_t now_ms, uint8_t type,
 
 struct dgram_rx {
 	uint8_t		 type;
+	uint32_t	 epoch;		/* of the key that opened it */
 	uint8_t		*payload;	/* in the datagram's buffer */
 	size_t		 len;
 };
@@ -189,19 +195,23 @@ int		 dgram_open(struct dgram *, uint64_t now_ms, uint8_t *buf,
 /*
  * A PROBE's or REPLY's payload: u32 id, u32 size (a probe: the size it
  * probes; a reply: the size of the probe it answers), u64 the prober's
- * clock (echoed), then padding.
+ * clock (echoed), u32 epoch (a reply: the key epoch the probe opened
+ * under), then padding.
  */
-#define DGRAM_PROBE_LEN		16
+#define DGRAM_PROBE_LEN		20
 struct dgram_probe {
 	uint32_t	id;
 	uint32_t	size;
 	uint64_t	stamp;
+	uint32_t	epoch;
 };
 int		 dgram_probe_decode(const uint8_t *p, size_t n,
 		    struct dgram_probe *);
 /* Writes the payload: DGRAM_PROBE_LEN bytes. */
 void		 dgram_probe_encode(uint8_t *out, const struct dgram_probe *);
 
+/* The peer opened a datagram of ours sealed under epoch. */
+void		 dgram_tx_confirm(struct dgram *, uint32_t epoch);
 /* The epoch we send with. */
 uint32_t	 dgram_tx_epoch(const struct dgram *);
 

@@ -38,8 +38,13 @@
  * Frames go by datagrams while UP, by the connection otherwise (`transport
  * auto`); while an UP path's answers are late (past suspect, below dead)
  * they go both ways, and the far side drops the copies (the switch's
- * duplicate suppression), so the switch to TCP loses only what was sent in
- * the first probe interval after the path failed.  `transport udp` sends
+ * duplicate suppression).  What went by datagrams since the probe that was
+ * last answered is not known to have arrived: the path keeps the last
+ * UDP_RECENT_BYTES of frames it sent (UDP_RECENT_MAX at most), and when
+ * the answers are late, those sent after that probe go again by the
+ * connection, so a failing path loses no frame of a light flow (a ping, an
+ * interactive session); a bulk flow sends more than is kept, and its TCP
+ * recovers the rest.  `transport udp` sends
  * by datagrams whenever the keys and an endpoint are there, answered or
  * not: no fallback.
  *
@@ -81,6 +86,8 @@ struct udp_path;
 #define UDP_TX_BUFFER		(512 * 1024)
 #define UDP_INDEX_BUCKETS	256
 #define UDP_SOCKBUF		(4 * 1024 * 1024)
+#define UDP_RECENT_BYTES	(256 * 1024)
+#define UDP_RECENT_MAX		1024
 
 enum udp_state {
 	UDP_OFFERED = 0,	/* our offer sent, the peer's not in */
@@ -101,6 +108,7 @@ struct udp_path_stats {
 	uint64_t	send_errors;	/* datagrams the socket refused */
 	uint64_t	probes, replies;
 	uint64_t	fallbacks;	/* times it went to FALLBACK */
+	uint64_t	resent;		/* frames sent again by the connection */
 	uint64_t	malformed;	/* authentic, but no message of ours */
 };
 
@@ -110,6 +118,8 @@ struct udp_path_cbs {
 	void	 (*frame)(void *arg, uint8_t hops, const struct wire_frame *);
 	/* The mode changed: the link's features and queue may follow. */
 	void	 (*changed)(void *arg);
+	/* A wire message to send again by the connection (see above). */
+	void	 (*resend)(void *arg, const uint8_t *msg, size_t len);
 };
 
 /* The daemon's UDP side. */

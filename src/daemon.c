@@ -638,6 +638,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("hop_limit", ss->hop_limit);
 	ROW("bad_messages", d->links.conns.stats.bad_messages);
 	ROW("refused", d->links.conns.stats.refused);
+	ROW("dgram_unknown", links_udp_unknown(&d->links));
 	ROW("gso_cut", ss->gso_cut);
 	ROW("gso_segments", ss->gso_segments);
 	ROW("gso_bad", ss->gso_bad);

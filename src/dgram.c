@@ -297,6 +297,13 @@ dgram_free(struct dgram *dg)
 	}
 }
 
+void
+dgram_tx_confirm(struct dgram *dg, uint32_t epoch)
+{
+	if (dg->tx != NULL && epoch <= dg->tx->epoch && epoch > dg->confirmed)
+		dg->confirmed = epoch;
+}
+
 uint32_t
 dgram_tx_epoch(const struct dgram *dg)
 {
@@ -321,8 +328,9 @@ dgram_tx_rekey(struct dgram *dg, uint64_t now)
 {
 	struct dgram_key	*k;
 
-	if (now - dg->tx->born < dg->rekey_ms &&
-	    dg->tx->next < dg->rekey_packets)
+	if ((now - dg->tx->born < dg->rekey_ms &&
+	    dg->tx->next < dg->rekey_packets) ||
+	    dg->confirmed < dg->tx->epoch)
 		return;
 	if ((k = dgram_key_new(dg, dg->tx->epoch + 1, 1, now)) == NULL) {
 		dg->tx->born = now;	/* tried again later */
@@ -450,6 +458,7 @@ dgram_open(struct dgram *dg, uint64_t now, uint8_t *buf, size_t n,
 	if (k == dg->rx[2])
 		dgram_rx_rotate(dg, now);
 	rx->type = h.type;
+	rx->epoch = k->epoch;
 	rx->payload = buf + DGRAM_HDR_LEN;
 	rx->len = len;
 	return 0;
@@ -464,7 +473,8 @@ dgram_probe_decode(const uint8_t *p, size_t n, struct dgram_probe *pr)
 	rbuf_init(&b, p, n);
 	if (rbuf_get_u32(&b, &pr->id) == -1 ||
 	    rbuf_get_u32(&b, &pr->size) == -1 ||
-	    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo) == -1)
+	    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo) == -1 ||
+	    rbuf_get_u32(&b, &pr->epoch) == -1)
 		return -1;
 	pr->stamp = (uint64_t)hi << 32 | lo;
 	return 0;
@@ -476,4 +486,5 @@ dgram_probe_encode(uint8_t *out, const struct dgram_probe *pr)
 	put_u32(out, pr->id);
 	put_u32(out + 4, pr->size);
 	put_u64(out + 8, pr->stamp);
+	put_u32(out + 16, pr->epoch);
 }

@@ -794,12 +794,27 @@ link_dgram_frame(void *arg, uint8_t hops, const struct wire_frame *f)
 static void
 link_dgram_changed(void *arg)
 {
-	link_drain(arg);
+	struct link	*l = arg;
+
+	link_drain(l);
+	if (l->conn != NULL)
+		(void)conn_push(l->conn);
+}
+
+/* A frame the datagram path may have lost, again by the connection. */
+static void
+link_dgram_resend(void *arg, const uint8_t *msg, size_t len)
+{
+	struct link	*l = arg;
+
+	if (l->conn != NULL && l->conn->state == CONN_UP)
+		(void)conn_add(l->conn, msg, len);
 }
 
 static const struct udp_path_cbs link_dgram_cbs = {
 	.frame = link_dgram_frame,
 	.changed = link_dgram_changed,
+	.resend = link_dgram_resend,
 };
 
 /* An up link whose options ask for datagrams offers them to its peer. */
@@ -1355,6 +1370,7 @@ link_show_dgram(const struct link *l, struct evbuffer *out)
 	DROW("dgram_probes", us->probes);
 	DROW("dgram_replies", us->replies);
 	DROW("dgram_fallbacks", us->fallbacks);
+	DROW("dgram_resent", us->resent);
 	DROW("frag_whole", fs->whole);
 	DROW("frag_dropped", fs->dropped);
 #undef DROW

@@ -67,6 +67,19 @@ struct udp {
 	int			 gso;		/* UDP_SEGMENT works */
 };
 
+/* The frames sent lately, kept to send again if the path fails. */
+struct udp_recent_ent {
+	uint64_t	 at;		/* ms */
+	uint32_t	 off, len;
+};
+
+struct udp_recent {
+	uint8_t			*buf;		/* UDP_RECENT_BYTES, or NULL */
+	struct udp_recent_ent	 e[UDP_RECENT_MAX];
+	size_t			 first, n;	/* the oldest, how many */
+	uint32_t		 pos;		/* where the next goes */
+};
+
 struct udp_path {
 	struct udp		*u;
 	struct udp_path		*inext;		/* in its index bucket */
@@ -89,6 +102,8 @@ struct udp_path {
 	struct udp_sock		*sock;
 	uint64_t		 since, last_reply, next_probe, backoff;
 	uint64_t		 srtt;		/* ms */
+	uint64_t		 ok_until;	/* ms: what was sent before arrived */
+	struct udp_recent	 recent;
 	uint32_t		 probe_id;
 	struct event		*ev;
 	struct udp_path_stats	 st;
@@ -546,6 +561,56 @@ copy_range(uint8_t *dst, const uint8_t *a, size_t alen, const uint8_t *b,
 		memcpy(dst, b + (off - alen), n);
 }
 
+/* Keeps a copy of a message sent, dropping the oldest to make room. */
+static void
+udp_recent_add(struct udp_recent *r, uint64_t now, const uint8_t *pre,
+    size_t prelen, const uint8_t *eth, size_t len)
+{
+	struct udp_recent_ent	*e, *old;
+	size_t			 total = prelen + len;
+
+	if (total > UDP_RECENT_BYTES / 4)
+		return;
+	if (r->buf == NULL && (r->buf = malloc(UDP_RECENT_BYTES)) == NULL)
+		return;
+	if (r->pos + total > UDP_RECENT_BYTES)
+		r->pos = 0;
+	/* Writes go round the buffer: the oldest are the ones overwritten. */
+	while (r->n > 0) {
+		old = &r->e[r->first];
+		if (r->n < UDP_RECENT_MAX && (old->off >= r->pos + total ||
+		    old->off + old->len <= r->pos))
+			break;
+		r->first = (r->first + 1) % UDP_RECENT_MAX;
+		r->n--;
+	}
+	e = &r->e[(r->first + r->n) % UDP_RECENT_MAX];
+	e->at = now;
+	e->off = r->pos;
+	e->len = (uint32_t)total;
+	copy_range(r->buf + r->pos, pre, prelen, eth, 0, total);
+	r->pos += (uint32_t)total;
+	r->n++;
+}
+
+/* The answers are late: what was sent since the last answered probe again. */
+static void
+udp_recent_resend(struct udp_path *p)
+{
+	struct udp_recent	*r = &p->recent;
+	struct udp_recent_ent	*e;
+	size_t			 i;
+
+	for (i = 0; i < r->n; i++) {
+		e = &r->e[(r->first + i) % UDP_RECENT_MAX];
+		if (e->at < p->ok_until)
+			continue;
+		p->cbs.resend(p->arg, r->buf + e->off, e->len);
+		p->st.resent++;
+	}
+	r->n = 0;
+}
+
 int
 udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
     const uint8_t *eth, size_t len)
@@ -557,6 +622,9 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
 
 	if (!p->keyed || p->peerlen == 0 || p->sock == NULL)
 		return -1;
+	if (p->mode == UDP_MODE_UDP && p->transport != STMT_TRANSPORT_UDP &&
+	    p->cbs.resend != NULL)
+		udp_recent_add(&p->recent, now, pre, prelen, eth, len);
 	if (total + DGRAM_OVERHEAD <= mtu) {
 		room = total + DGRAM_OVERHEAD;
 		if ((d = udp_tx_slot(p, room)) == NULL)
@@ -585,12 +653,12 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
 /* A probe of size bytes in all (small: a liveness probe), or its reply. */
 static void
 udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
-    uint32_t size, uint64_t stamp)
+    uint32_t size, uint64_t stamp, uint32_t epoch)
 {
 	size_t		 len = size > DGRAM_OVERHEAD + UDP_PROBE_LEN ?
 			    size - DGRAM_OVERHEAD : UDP_PROBE_LEN;
 	size_t		 room = len + DGRAM_OVERHEAD;
-	struct dgram_probe pr = { id, size, stamp };
+	struct dgram_probe pr = { id, size, stamp, epoch };
 	uint8_t		*d;
 
 	if (p->sock == NULL || p->peerlen == 0 ||
@@ -644,6 +712,8 @@ udp_mode_check(struct udp_path *p, uint64_t now)
 	if (m == p->mode)
 		return;
 	log_info("link %s: frames go by %s", p->name, udp_mode_name(m));
+	if (p->mode == UDP_MODE_UDP && p->cbs.resend != NULL)
+		udp_recent_resend(p);
 	p->mode = m;
 	if (p->cbs.changed != NULL)
 		p->cbs.changed(p->arg);
@@ -701,7 +771,7 @@ udp_path_tick(struct udp_path *p, uint64_t now)
 	if (!p->keyed)
 		return;
 	if (p->peerlen != 0 && now >= p->next_probe) {
-		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, 0, now);
+		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, 0, now, 0);
 		if (p->state == UDP_FALLBACK) {
 			p->next_probe = now + p->backoff;
 			p->backoff = p->backoff * 2 > UDP_BACKOFF_MAX ?
@@ -713,7 +783,8 @@ udp_path_tick(struct udp_path *p, uint64_t now)
 			p->next_probe = now + p->u->probe_ms;
 	}
 	if (p->state == UDP_UP && (size = pmtu_probe(&p->pmtu, now)) != 0)
-		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, size, now);
+		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, size, now,
+		    0);
 	if (p->state == UDP_UP && now - p->last_reply > udp_dead_ms(p))
 		udp_set_state(p, UDP_FALLBACK, now, "probes unanswered");
 	else if (p->state == UDP_PROBING && now - p->since > udp_dead_ms(p))
@@ -862,7 +933,7 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		}
 		/* The answer: smaller than the probe, never larger. */
 		udp_send_probe(p, now, DGRAM_REPLY, pr.id, (uint32_t)n,
-		    pr.stamp);
+		    pr.stamp, rx.epoch);
 		break;
 	case DGRAM_REPLY:
 		if (dgram_probe_decode(rx.payload, rx.len, &pr) == -1) {
@@ -871,6 +942,9 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		}
 		p->st.replies++;
 		p->last_reply = now;
+		dgram_tx_confirm(&p->dg, pr.epoch);
+		if (pr.stamp <= now && pr.stamp > p->ok_until)
+			p->ok_until = pr.stamp;
 		if (pr.stamp <= now) {
 			uint64_t rtt = now - pr.stamp;
 
@@ -1051,6 +1125,7 @@ udp_path_free(struct udp_path *p, int withdraw)
 	if (p->keyed)
 		dgram_free(&p->dg);
 	dfrag_free(&p->frag);
+	free(p->recent.buf);
 	free(p);
 }
 
