@@ -111,26 +111,32 @@ static const struct {
 	  "congestion reno",
 	  "link h1 10.0.0.1:1 congestion cubic",
 	  "set-link h1 rate none aqm fq_codel target 5ms interval 100ms "
-	  "congestion cubic", 0 },
+	  "congestion cubic transport tcp", 0 },
 	{ "link h1 10.0.0.1:1 rate 1mbit",
 	  "link h1 10.0.0.1:1 congestion reno rate 2mbit|"
 	  "set-link h1 rate 1mbit",
 	  "set-link h1 rate 1mbit aqm fq_codel target 5ms interval 100ms "
-	  "congestion reno", 0 },
+	  "congestion reno transport tcp", 0 },
 	{ "set-link h9 rate 10mbit congestion reno|set-link h8 aqm off",
 	  "set-link h9 rate 10mbit",
 	  "set-link h9 rate 10mbit aqm fq_codel target 5ms interval 100ms "
-	  "congestion default|set-link h8 rate none aqm fq_codel target 5ms "
-	  "interval 100ms congestion default", 0 },
+	  "congestion default transport tcp|set-link h8 rate none aqm "
+	  "fq_codel target 5ms interval 100ms congestion default transport "
+	  "tcp", 0 },
 	{ "", "set-link h9 congestion reno|set-link h8 congestion default",
 	  "set-link h9 rate none aqm fq_codel target 5ms interval 100ms "
-	  "congestion reno", 0 },
+	  "congestion reno transport tcp", 0 },
+	/* A transport changed alone is a set-link too. */
+	{ "link h1 10.0.0.1:1 transport auto", "link h1 10.0.0.1:1",
+	  "set-link h1 rate none aqm fq_codel target 5ms interval 100ms "
+	  "congestion default transport tcp", 0 },
 	/* A name with options becomes a link, and a link a name again. */
 	{ "set-link h9 aqm off|link h2 10.0.0.2:1 rate 1mbit",
 	  "link h9 10.0.0.9:1|set-link h2 rate 1mbit",
 	  "del-link h2|link h9 10.0.0.9:1 rate none aqm fq_codel target 5ms "
-	  "interval 100ms congestion default|set-link h2 rate 1mbit aqm "
-	  "fq_codel target 5ms interval 100ms congestion default", 0 },
+	  "interval 100ms congestion default transport tcp|set-link h2 rate "
+	  "1mbit aqm fq_codel target 5ms interval 100ms congestion default "
+	  "transport tcp", 0 },
 	/* A link made again keeps the options the file gives it. */
 	{ "link h2 10.0.0.2:1 rate 1mbit",
 	  "link h2 10.0.0.3:1|set-link h2 rate 1mbit",

@@ -186,6 +186,11 @@ static const struct {
 	    "set-link h1 rate 1mbit congestion default" },
 	{ "link h1 10.0.0.1:655 congestion bbr_2-x aqm off",
 	    "link h1 10.0.0.1:655 aqm off congestion bbr_2-x" },
+	{ "link h1 10.0.0.1:655 transport auto tls",
+	    "link h1 10.0.0.1:655 tls transport auto" },
+	{ "set-link h1 transport udp rate 1mbit",
+	    "set-link h1 rate 1mbit transport udp" },
+	{ "set-link h1 transport tcp", "set-link h1 transport tcp" },
 	{ "show link h1",			"show link h1" },
 	/* TLS, allow lists, link options. */
 	{ "listen *:7870 tls",			"listen *:7870 tls" },
@@ -753,10 +758,12 @@ static const struct {
 	    "link: unexpected 'fast'" },
 	{ "set-link a",			11, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
+	    "[interval TIME]] [congestion CC|default] [transport tcp|udp|auto] "
+	    "[queue BYTES]" },
 	{ "set-link a congestion",	22, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default] [queue BYTES]" },
+	    "[interval TIME]] [congestion CC|default] [transport tcp|udp|auto] "
+	    "[queue BYTES]" },
 	{ "set-link a congestion Cubic", 23, "set-link: invalid congestion "
 	    "control 'Cubic' (a kernel's name for one, such as cubic or "
 	    "bbr, or default)" },
@@ -768,6 +775,14 @@ static const struct {
 	    "or default)" },
 	{ "link a b:1 congestion reno congestion reno", 28,
 	    "link: congestion given twice" },
+	{ "link a b:1 transport quic", 22, "link: unknown transport 'quic' "
+	    "(expected tcp, udp or auto)" },
+	{ "set-link a transport udp transport auto", 26,
+	    "set-link: transport given twice" },
+	{ "set-link a transport",	21, "set-link: expected NAME "
+	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
+	    "[interval TIME]] [congestion CC|default] [transport tcp|udp|auto] "
+	    "[queue BYTES]" },
 	{ "set-link a b:1 rate 1mbit",	12,
 	    "set-link: unexpected 'b:1'" },
 	{ "show link",			10, "show: expected link NAME" },
@@ -1313,6 +1328,8 @@ static const struct {
 	{ "set-link a congestion reno",	"set-link a congestion cubic",	0 },
 	{ "set-link a congestion reno",	"set-link a rate 1mbit",	0 },
 	{ "link a b:1 congestion default", "link a b:1",		0 },
+	{ "set-link a transport udp",	"set-link a transport udp",	1 },
+	{ "set-link a transport udp",	"set-link a transport auto",	0 },
 	{ "learn yes",			"learn yes",			1 },
 	{ "learn yes",			"learn no",			0 },
 	{ "interface g1 tap",		"add-interface g1 tap",		1 },
