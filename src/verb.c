@@ -13,11 +13,12 @@
 
 #define LETTERS		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #define AQMS		"off codel fq_codel"
-#define LINKOPTS	"rate aqm congestion"
+#define LINKOPTS	"rate aqm congestion transport"
+#define TRANSPORTS	"tcp udp auto"
 
 static const struct verb_rule add_link_rules[] = {
 	{ -3, "aqm", AQMS }, { -3, "rate", "none" },
-	{ -3, "congestion", "default" },
+	{ -3, "congestion", "default" }, { -3, "transport", TRANSPORTS },
 	{ -3, NULL, "tls peer queue " LINKOPTS }, { 0, NULL, NULL },
 };
 static const struct verb_rule link_name_rules[] = {
@@ -25,7 +26,8 @@ static const struct verb_rule link_name_rules[] = {
 };
 static const struct verb_rule set_link_rules[] = {
 	{ 1, NULL, "@link" }, { -2, "aqm", AQMS }, { -2, "rate", "none" },
-	{ -2, "congestion", "default" }, { -2, NULL, LINKOPTS " queue" },
+	{ -2, "congestion", "default" }, { -2, "transport", TRANSPORTS },
+	{ -2, NULL, LINKOPTS " queue" },
 	{ 0, NULL, NULL },
 };
 static const struct verb_rule add_route_rules[] = {
@@ -84,15 +86,15 @@ static const struct verb_rule help_rules[] = {
 static const struct verb verbs[] = {
 	{ "add-link", "NAME HOST:PORT [tls] [peer NODE] [queue BYTES] "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
-	    "[interval TIME]] [congestion CC|default]",
+	    "[interval TIME]] [congestion CC|default] [transport tcp|udp|auto]",
 	    "dial another vnetd and keep the link up", add_link_rules },
 	{ "del-link", "NAME", "close link NAME and stop dialling it",
 	    link_name_rules },
 	{ "set-link", "NAME [rate RATE|none] [aqm off|codel|fq_codel "
 	    "[target TIME] [interval TIME]] [congestion CC|default] "
-	    "[queue BYTES]",
-	    "change a link's shaping, queue management or congestion control",
-	    set_link_rules },
+	    "[transport tcp|udp|auto] [queue BYTES]",
+	    "change a link's shaping, queue management, congestion control "
+	    "or transport", set_link_rules },
 	{ "add-route", "SRC DST link|interface NAME",
 	    "forward frames from SRC to DST (MAC, any or not-MAC) to NAME",
 	    add_route_rules },

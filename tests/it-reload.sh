@@ -56,7 +56,7 @@ expected="listen $(addr proxy):$((PORT + 1))
 interface extra tap vx0
 keepalive 7
 link ghost 10.66.0.99:$PORT
-set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion reno
+set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion reno transport tcp
 route any 02:00:00:00:00:99 link ghost"
 [[ $(cat "$TMPD/reload1.out") == "$expected" ]] || fail "reload reported other changes than expected"
 # link_cc DAEMON LINK: the congestion control its connection uses.
@@ -80,7 +80,7 @@ cat "$TMPD/reload2.out"
 grep -qxF 'del-link ghost' "$TMPD/reload2.out" || fail "reload did not remove link ghost"
 grep -qxF 'del-interface extra' "$TMPD/reload2.out" || fail "reload did not remove interface extra"
 grep -qxF "del-listen $(addr proxy):$((PORT + 1))" "$TMPD/reload2.out" || fail "reload did not close the listener"
-unset_host1="set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion default"
+unset_host1="set-link host1 rate none aqm fq_codel target 5ms interval 100ms congestion default transport tcp"
 grep -qxF "$unset_host1" "$TMPD/reload2.out" || fail "reload did not take host1's options back"
 if grep -vxF -e 'del-route any ff:ff:ff:ff:ff:ff link host2' -e "$unset_host1" "$TMPD/reload2.out" | grep -qE 'host[12]'; then
 	fail "reload touched the links in use"
