@@ -196,14 +196,16 @@ int		 dgram_open(struct dgram *, uint64_t now_ms, uint8_t *buf,
  * A PROBE's or REPLY's payload: u32 id, u32 size (a probe: the size it
  * probes; a reply: the size of the probe it answers), u64 the prober's
  * clock (echoed), u32 epoch (a reply: the key epoch the probe opened
- * under), then padding.
+ * under), u32 lost (a reply: the datagrams the replier counted lost, low
+ * 32 bits), then padding.
  */
-#define DGRAM_PROBE_LEN		20
+#define DGRAM_PROBE_LEN		24
 struct dgram_probe {
 	uint32_t	id;
 	uint32_t	size;
 	uint64_t	stamp;
 	uint32_t	epoch;
+	uint32_t	lost;
 };
 int		 dgram_probe_decode(const uint8_t *p, size_t n,
 		    struct dgram_probe *);

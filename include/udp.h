@@ -48,6 +48,16 @@
  * by datagrams whenever the keys and an endpoint are there, answered or
  * not: no fallback.
  *
+ * TCP super-frames: while the peer reports no loss, a link that takes
+ * offload frames sends them whole, in pieces of the path MTU that leave as
+ * one UDP_SEGMENT train and are put back together at the far end, which
+ * writes them whole to its TAP device: a 64 KiB frame costs a few system
+ * calls, not forty.  A lost piece would lose the whole super-frame, so once
+ * a probe's reply says that the peer counted datagrams lost (more than the
+ * probes that went unanswered: the MTU search's are meant to be lost),
+ * super-frames are cut into segments for UDP_LOSSY_MS, each segment its
+ * own datagram, and a loss costs the guest's TCP one segment.
+ *
  * Probes: a liveness probe every probe interval (UDP_PROBE_MS, or the
  * environment's VNET_UDP_PROBE_MS, meant for tests), and the path MTU
  * search's padded probes (pmtu.h) while UP.  A reply is the probe's id and
@@ -82,8 +92,9 @@ struct udp_path;
 #define UDP_PROBE_MS		1000
 #define UDP_BACKOFF_MAX		30000	/* ms */
 #define UDP_RX_BATCH		32
-#define UDP_TX_BATCH		64
-#define UDP_TX_BUFFER		(512 * 1024)
+#define UDP_TX_BATCH		256
+#define UDP_TX_BUFFER		(1024 * 1024)
+#define UDP_LOSSY_MS		10000
 #define UDP_INDEX_BUCKETS	256
 #define UDP_SOCKBUF		(4 * 1024 * 1024)
 #define UDP_RECENT_BYTES	(256 * 1024)
@@ -147,6 +158,8 @@ void		 udp_path_set_transport(struct udp_path *, enum stmt_transport);
 int		 udp_path_offer(struct udp_path *, const struct wire_dgram *,
 		    const char **why);
 enum udp_mode	 udp_path_mode(const struct udp_path *);
+/* 1 if super-frames may go whole: the peer reports no loss lately. */
+int		 udp_path_whole(const struct udp_path *);
 /*
  * Sends one wire message (a FRAME: header, prefix, frame) by datagrams, in
  * pieces if it must: 0, or -1 if it could not go (counted).

@@ -474,7 +474,8 @@ dgram_probe_decode(const uint8_t *p, size_t n, struct dgram_probe *pr)
 	if (rbuf_get_u32(&b, &pr->id) == -1 ||
 	    rbuf_get_u32(&b, &pr->size) == -1 ||
 	    rbuf_get_u32(&b, &hi) == -1 || rbuf_get_u32(&b, &lo) == -1 ||
-	    rbuf_get_u32(&b, &pr->epoch) == -1)
+	    rbuf_get_u32(&b, &pr->epoch) == -1 ||
+	    rbuf_get_u32(&b, &pr->lost) == -1)
 		return -1;
 	pr->stamp = (uint64_t)hi << 32 | lo;
 	return 0;
@@ -487,4 +488,5 @@ dgram_probe_encode(uint8_t *out, const struct dgram_probe *pr)
 	put_u32(out + 4, pr->size);
 	put_u64(out + 8, pr->stamp);
 	put_u32(out + 16, pr->epoch);
+	put_u32(out + 20, pr->lost);
 }

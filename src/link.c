@@ -1111,9 +1111,18 @@ link_port_features(const struct port *p)
 	const struct link *l = p->owner;
 
 	if (l->conn == NULL || !(l->conn->hello.caps & WIRE_CAP_GSO) ||
-	    l->sched.opts.rate != 0 || link_mode(l) != UDP_MODE_TCP)
+	    l->sched.opts.rate != 0)
 		return 0;
-	return SW_F_OFFLOAD;
+	switch (link_mode(l)) {
+	case UDP_MODE_TCP:
+		return SW_F_OFFLOAD;
+	case UDP_MODE_UDP:
+		/* Whole, in pieces, unless the path loses datagrams. */
+		return udp_path_whole(l->dpath) ? SW_F_OFFLOAD : 0;
+	case UDP_MODE_BOTH:
+		break;
+	}
+	return 0;
 }
 
 static const char *

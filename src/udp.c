@@ -27,6 +27,7 @@
 #define UDP_PROBE_LEN		DGRAM_PROBE_LEN
 #define UDP_LABEL		"EXPORTER-vnet-datagram"
 #define UDP_GSO_MAX		64	/* datagrams in one train */
+#define UDP_GSO_BYTES		65000	/* bytes in one train, at most */
 
 struct udp_sock {
 	TAILQ_ENTRY(udp_sock)	 entry;
@@ -103,6 +104,9 @@ struct udp_path {
 	uint64_t		 since, last_reply, next_probe, backoff;
 	uint64_t		 srtt;		/* ms */
 	uint64_t		 ok_until;	/* ms: what was sent before arrived */
+	uint64_t		 lossy_until;	/* ms: cut super-frames until then */
+	uint32_t		 peer_lost;	/* as its last reply said */
+	uint64_t		 unanswered;	/* probes - replies, then */
 	struct udp_recent	 recent;
 	uint32_t		 probe_id;
 	struct event		*ev;
@@ -464,6 +468,8 @@ udp_send_group(struct udp *u, size_t i, size_t j, uint64_t now)
 		m = k + 1;
 		if (u->gso)
 			while (m < j && m - k < UDP_GSO_MAX &&
+			    (size_t)(u->tx[m].data + u->tx[m].len -
+			    u->tx[k].data) <= UDP_GSO_BYTES &&
 			    udp_same_peer(&u->tx[k], &u->tx[m]) &&
 			    u->tx[m].len <= u->tx[k].len &&
 			    u->tx[m - 1].len == u->tx[k].len &&
@@ -658,7 +664,8 @@ udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
 	size_t		 len = size > DGRAM_OVERHEAD + UDP_PROBE_LEN ?
 			    size - DGRAM_OVERHEAD : UDP_PROBE_LEN;
 	size_t		 room = len + DGRAM_OVERHEAD;
-	struct dgram_probe pr = { id, size, stamp, epoch };
+	struct dgram_probe pr = { id, size, stamp, epoch,
+			    (uint32_t)p->dg.st.lost };
 	uint8_t		*d;
 
 	if (p->sock == NULL || p->peerlen == 0 ||
@@ -859,6 +866,37 @@ udp_route_max(const struct sockaddr_storage *ss, socklen_t len)
 	    (uint32_t)mtu - hdr;
 }
 
+/*
+ * A reply says how many datagrams the peer counted lost: more than our
+ * probes that went unanswered since the last reply (the path MTU search's
+ * are meant to be lost) makes the path lossy for a while.
+ */
+static void
+udp_loss_check(struct udp_path *p, const struct dgram_probe *pr, uint64_t now)
+{
+	uint64_t	 unanswered = p->st.probes > p->st.replies ?
+			    p->st.probes - p->st.replies : 0;
+	uint32_t	 lost = pr->lost - p->peer_lost;
+	uint64_t	 probes = unanswered > p->unanswered ?
+			    unanswered - p->unanswered : 0;
+
+	if (lost > probes) {
+		if (now >= p->lossy_until)
+			log_info("link %s: the peer lost %llu datagrams: TCP "
+			    "super-frames go cut", p->name,
+			    (unsigned long long)(lost - probes));
+		p->lossy_until = now + UDP_LOSSY_MS;
+	}
+	p->peer_lost = pr->lost;
+	p->unanswered = unanswered;
+}
+
+int
+udp_path_whole(const struct udp_path *p)
+{
+	return p->u->now_ms() >= p->lossy_until;
+}
+
 /* A whole wire message arrived by datagrams: only a FRAME may. */
 static void
 udp_message(struct udp_path *p, const uint8_t *m, size_t n)
@@ -943,6 +981,7 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		p->st.replies++;
 		p->last_reply = now;
 		dgram_tx_confirm(&p->dg, pr.epoch);
+		udp_loss_check(p, &pr, now);
 		if (pr.stamp <= now && pr.stamp > p->ok_until)
 			p->ok_until = pr.stamp;
 		if (pr.stamp <= now) {

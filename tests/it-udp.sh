@@ -221,7 +221,7 @@ in_ns a sysctl -qw net.netfilter.nf_conntrack_udp_timeout=1 \
 in_ns a iptables -t nat -A POSTROUTING -p udp -d "$(addr b)" --dport "$PORT" -j SNAT --to-source 10.66.0.11
 in_ns a iptables -t raw -I OUTPUT -p udp -d "$(addr b)" --dport "$PORT" -j DROP
 in_ns a iptables -t raw -I PREROUTING -p udp -s "$(addr b)" --sport "$PORT" -j DROP
-no_entry() { ! in_ns a grep -q "dport=$PORT " /proc/net/nf_conntrack 2>/dev/null; }
+no_entry() { ! in_ns a grep -qE " udp .* dport=$PORT " /proc/net/nf_conntrack 2>/dev/null; }
 wait_for 10 no_entry || fail "the flow's conntrack entry stays: $(in_ns a cat /proc/net/nf_conntrack)"
 in_ns a iptables -t raw -D OUTPUT -p udp -d "$(addr b)" --dport "$PORT" -j DROP
 in_ns a iptables -t raw -D PREROUTING -p udp -s "$(addr b)" --sport "$PORT" -j DROP
