@@ -22,6 +22,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT	103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO		104
+#endif
 
 #define UDP_RX_SLOT		65536
 #define UDP_PROBE_LEN		DGRAM_PROBE_LEN
@@ -198,6 +201,8 @@ udp_sock_open(struct udp *u, const struct sockaddr *sa, socklen_t salen,
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one,
 		    sizeof(one));
 	}
+	/* Datagrams of one peer coalesced by the kernel, cut here. */
+	(void)setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	if (bind(fd, sa, salen) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sslen) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
@@ -1007,8 +1012,12 @@ udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 	struct mmsghdr		 mm[UDP_RX_BATCH];
 	struct iovec		 iov[UDP_RX_BATCH];
 	struct sockaddr_storage	 from[UDP_RX_BATCH];
+	char			 cbuf[UDP_RX_BATCH][CMSG_SPACE(sizeof(int))];
+	struct cmsghdr		*cm;
+	uint8_t			*d;
 	uint64_t		 now;
-	int			 n, i, round;
+	size_t			 len, seg, off, one;
+	int			 n, i, round, gro;
 
 	if (u->rxbuf == NULL &&
 	    (u->rxbuf = malloc((size_t)UDP_RX_BATCH * UDP_RX_SLOT)) == NULL)
@@ -1022,15 +1031,30 @@ udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
 			mm[i].msg_hdr.msg_iov = &iov[i];
 			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_control = cbuf[i];
+			mm[i].msg_hdr.msg_controllen = sizeof(cbuf[i]);
 		}
 		if ((n = recvmmsg(fd, mm, UDP_RX_BATCH, MSG_DONTWAIT,
 		    NULL)) <= 0)
 			break;
 		now = u->now_ms();
 		for (i = 0; i < n; i++) {
-			/* A path freed under us closes no socket. */
-			udp_input(u, s, iov[i].iov_base, mm[i].msg_len,
-			    &from[i], mm[i].msg_hdr.msg_namelen, now);
+			d = iov[i].iov_base;
+			len = mm[i].msg_len;
+			gro = 0;
+			for (cm = CMSG_FIRSTHDR(&mm[i].msg_hdr); cm != NULL;
+			    cm = CMSG_NXTHDR(&mm[i].msg_hdr, cm))
+				if (cm->cmsg_level == SOL_UDP &&
+				    cm->cmsg_type == UDP_GRO &&
+				    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+					memcpy(&gro, CMSG_DATA(cm), sizeof(gro));
+			seg = gro > 0 ? (size_t)gro : len;
+			/* Each datagram of a coalesced run, in turn. */
+			for (off = 0; off < len; off += one) {
+				one = len - off < seg ? len - off : seg;
+				udp_input(u, s, d + off, one, &from[i],
+				    mm[i].msg_hdr.msg_namelen, now);
+			}
 		}
 		if (n < UDP_RX_BATCH)
 			break;
