@@ -58,6 +58,10 @@
  * super-frames are cut into segments for UDP_LOSSY_MS, each segment its
  * own datagram, and a loss costs the guest's TCP one segment.
  *
+ * Cut or not, the segments of one TCP flow that arrive in one read are
+ * coalesced again (gro.h) before they go to the switch, where this
+ * daemon's devices take offload frames.
+ *
  * Probes: a liveness probe every probe interval (UDP_PROBE_MS, or the
  * environment's VNET_UDP_PROBE_MS, meant for tests), and the path MTU
  * search's padded probes (pmtu.h) while UP.  A reply is the probe's id and
@@ -176,5 +180,7 @@ const char	*udp_path_cipher(const struct udp_path *);
 const struct dgram_stats *udp_path_dgram_stats(const struct udp_path *);
 const struct udp_path_stats *udp_path_stats(const struct udp_path *);
 const struct dfrag_stats *udp_path_frag_stats(const struct udp_path *);
+struct gro_stats;
+const struct gro_stats *udp_path_gro_stats(const struct udp_path *);
 
 #endif

@@ -17,6 +17,7 @@
 #include "conn.h"
 #include "link.h"
 #include "log.h"
+#include "gro.h"
 #include "udp.h"
 #include "wire.h"
 
@@ -1382,6 +1383,8 @@ link_show_dgram(const struct link *l, struct evbuffer *out)
 	DROW("dgram_resent", us->resent);
 	DROW("frag_whole", fs->whole);
 	DROW("frag_dropped", fs->dropped);
+	DROW("gro_merged", udp_path_gro_stats(l->dpath)->merged);
+	DROW("gro_super", udp_path_gro_stats(l->dpath)->super);
 #undef DROW
 }
 

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "conn.h"
+#include "gro.h"
 #include "log.h"
 #include "udp.h"
 
@@ -59,6 +60,7 @@ struct udp {
 	uint64_t		 (*now_ms)(void);
 	struct udp_sock_list	 socks;
 	struct udp_path		*idx[UDP_INDEX_BUCKETS];
+	TAILQ_HEAD(, udp_path)	 gro_pending;	/* paths holding a segment */
 	uint8_t			*rxbuf;		/* UDP_RX_BATCH slots */
 	uint8_t			*txbuf;		/* UDP_TX_BUFFER */
 	size_t			 txoff;
@@ -111,6 +113,9 @@ struct udp_path {
 	uint32_t		 peer_lost;	/* as its last reply said */
 	uint64_t		 unanswered;	/* probes - replies, then */
 	struct udp_recent	 recent;
+	struct gro		*gro;		/* NULL: none (no offload here) */
+	int			 gro_pending;
+	TAILQ_ENTRY(udp_path)	 gro_entry;
 	uint32_t		 probe_id;
 	struct event		*ev;
 	struct udp_path_stats	 st;
@@ -270,6 +275,7 @@ udp_new(struct event_base *base, uint64_t (*now_ms)(void))
 	u->base = base;
 	u->now_ms = now_ms;
 	TAILQ_INIT(&u->socks);
+	TAILQ_INIT(&u->gro_pending);
 	u->gso = 1;
 	u->probe_ms = env_u64("VNET_UDP_PROBE_MS", UDP_PROBE_MS);
 	u->rekey_ms = env_u64("VNET_UDP_REKEY_MS", DGRAM_REKEY_MS);
@@ -902,12 +908,42 @@ udp_path_whole(const struct udp_path *p)
 	return p->u->now_ms() >= p->lossy_until;
 }
 
+/* A frame, coalesced or as it came, goes up to the link. */
+static void
+udp_gro_out(void *arg, const struct gro_frame *gf)
+{
+	static const uint8_t	 plain[WIRE_VNET_HDR_LEN];
+	struct udp_path		*p = arg;
+	struct wire_frame	 f;
+
+	f.origin = gf->origin;
+	f.seq = gf->seq;
+	f.vh = gf->vh != NULL ? gf->vh : plain;
+	f.eth = gf->eth;
+	f.len = gf->len;
+	p->cbs.frame(p->arg, gf->hops, &f);
+}
+
+/* The end of a read: the segments held go up. */
+static void
+udp_gro_flush(struct udp *u)
+{
+	struct udp_path	*p;
+
+	while ((p = TAILQ_FIRST(&u->gro_pending)) != NULL) {
+		TAILQ_REMOVE(&u->gro_pending, p, gro_entry);
+		p->gro_pending = 0;
+		gro_flush(p->gro, udp_gro_out, p);
+	}
+}
+
 /* A whole wire message arrived by datagrams: only a FRAME may. */
 static void
 udp_message(struct udp_path *p, const uint8_t *m, size_t n)
 {
 	struct wire_hdr		 h;
 	struct wire_frame	 f;
+	struct gro_frame	 gf;
 	const char		*why;
 
 	if (n < WIRE_HDR_LEN || wire_hdr_decode(m, n, &h, &why) == -1 ||
@@ -916,7 +952,21 @@ udp_message(struct udp_path *p, const uint8_t *m, size_t n)
 		p->st.malformed++;
 		return;
 	}
-	p->cbs.frame(p->arg, h.hops, &f);
+	if (p->gro == NULL) {
+		p->cbs.frame(p->arg, h.hops, &f);
+		return;
+	}
+	gf.vh = f.vh;
+	gf.eth = f.eth;
+	gf.len = f.len;
+	gf.hops = h.hops;
+	gf.origin = f.origin;
+	gf.seq = f.seq;
+	gro_input(p->gro, &gf, udp_gro_out, p);
+	if (gro_holding(p->gro) && !p->gro_pending) {
+		p->gro_pending = 1;
+		TAILQ_INSERT_TAIL(&p->u->gro_pending, p, gro_entry);
+	}
 }
 
 static void
@@ -1056,6 +1106,7 @@ udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 				    mm[i].msg_hdr.msg_namelen, now);
 			}
 		}
+		udp_gro_flush(u);
 		if (n < UDP_RX_BATCH)
 			break;
 	}
@@ -1129,7 +1180,18 @@ udp_path_new(struct udp *u, struct conn *c, enum stmt_transport t,
 	    c->outgoing ? c->name : c->hello.node);
 	dfrag_init(&p->frag);
 	pmtu_init(&p->pmtu, p->since);
+	/* Segments coalesced again where this daemon's devices take them. */
+	if ((c->caps & WIRE_CAP_GSO) &&
+	    (p->gro = calloc(1, sizeof(*p->gro))) != NULL &&
+	    gro_init(p->gro) == -1) {
+		free(p->gro);
+		p->gro = NULL;
+	}
 	if ((p->ev = evtimer_new(u->base, udp_path_timer_cb, p)) == NULL) {
+		if (p->gro != NULL) {
+			gro_free(p->gro);
+			free(p->gro);
+		}
 		free(p);
 		return NULL;
 	}
@@ -1184,6 +1246,12 @@ udp_path_free(struct udp_path *p, int withdraw)
 			*b = p->inext;
 			break;
 		}
+	if (p->gro_pending)
+		TAILQ_REMOVE(&p->u->gro_pending, p, gro_entry);
+	if (p->gro != NULL) {
+		gro_free(p->gro);
+		free(p->gro);
+	}
 	event_free(p->ev);
 	if (p->keyed)
 		dgram_free(&p->dg);
@@ -1306,4 +1374,12 @@ const struct dfrag_stats *
 udp_path_frag_stats(const struct udp_path *p)
 {
 	return &p->frag.st;
+}
+
+const struct gro_stats *
+udp_path_gro_stats(const struct udp_path *p)
+{
+	static const struct gro_stats none;
+
+	return p->gro != NULL ? &p->gro->st : &none;
 }

@@ -308,4 +308,17 @@ out=$(in_guest gx iperf3 -6 -c fd77::12 -p 5202 -t 2 -J) || fail "guest TCP over
 v6=$(python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
 say "  guest TCP across: IPv4 $v4 Mbit/s, IPv6 $v6 Mbit/s"
 ((v4 > 0 && v6 > 0)) || fail "no guest TCP across the 1280 path"
+
+say "the router loses 2% of the datagrams: super-frames go cut, and are coalesced again"
+in_ns r iptables -A FORWARD -p udp -m statistic --mode random --probability 0.02 -j DROP
+in_guest gy iperf3 -s -D -p 5203 -1 >/dev/null
+wait_for 5 in_guest gy bash -c "ss -ltn | grep -q ':5203 '"
+out=$(in_guest gx iperf3 -c "$IPY" -p 5203 -t 3 -J) || fail "guest TCP across the lossy path failed"
+lossy=$(python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
+in_ns r iptables -D FORWARD -p udp -m statistic --mode random --probability 0.02 -j DROP
+grep -q "link y: the peer lost .* super-frames go cut" "${D_LOG[x]}" ||
+	fail "x did not hear of the loss: $(vctl x show link y | grep -E 'dgram_(lost|replies)')"
+say "  guest TCP $lossy Mbit/s; y lost $(row y x dgram_lost) datagrams, made $(row y x gro_super) super-frames of $(row y x gro_merged) segments"
+(($(row y x gro_super) > 0)) || fail "y coalesced no segments"
+link_up x y || fail "the lossy path cost the link"
 pass
