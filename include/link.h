@@ -243,4 +243,14 @@ int		 link_peer_shortcut(const struct link *l);
 int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
 
+/* A link's datagram path, for the metrics (zeros when it has none). */
+struct link_dgram {
+	uint64_t	 path;		/* 1: it has one */
+	uint64_t	 by_udp;	/* 1: frames go by datagrams now */
+	uint64_t	 path_mtu;
+	uint64_t	 sent, received;
+	uint64_t	 lost, reordered, replayed, auth_failed;
+};
+void		 link_dgram_info(const struct link *, struct link_dgram *);
+
 #endif

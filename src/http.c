@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <sys/queue.h>
@@ -333,6 +334,53 @@ metric_sample(struct evbuffer *b, const char *name, const char *node,
 	evbuffer_add_printf(b, "\"} %llu\n", v);
 }
 
+/* The datagram paths of links (transport udp|auto). */
+static void
+http_metrics_dgram(struct vnetd *d, struct evbuffer *b)
+{
+	static const struct {
+		const char	*name, *type, *help;
+		size_t		 off;
+	} m[] = {
+#define DG(f) offsetof(struct link_dgram, f)
+		{ "vnet_link_udp", "gauge", "1 if the link's frames go by UDP "
+		    "datagrams now, else 0.", DG(by_udp) },
+		{ "vnet_link_path_mtu_bytes", "gauge", "The largest datagram "
+		    "(UDP payload) the link's path carries.", DG(path_mtu) },
+		{ "vnet_link_datagrams_sent_total", "counter", "Datagrams "
+		    "sent on the link's datagram path.", DG(sent) },
+		{ "vnet_link_datagrams_received_total", "counter",
+		    "Authentic datagrams received on the link's datagram "
+		    "path.", DG(received) },
+		{ "vnet_link_datagrams_lost_total", "counter", "Datagrams "
+		    "from the peer that never came.", DG(lost) },
+		{ "vnet_link_datagrams_reordered_total", "counter",
+		    "Datagrams that came after a later one.", DG(reordered) },
+		{ "vnet_link_datagrams_replayed_total", "counter",
+		    "Datagrams dropped: seen before.", DG(replayed) },
+		{ "vnet_link_datagrams_auth_failed_total", "counter",
+		    "Datagrams dropped: not authentic.", DG(auth_failed) },
+#undef DG
+	};
+	struct link_dgram	 g;
+	struct link		*l;
+	size_t			 i;
+	uint64_t		 v;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		metric_head(b, m[i].name, m[i].type, m[i].help);
+		TAILQ_FOREACH(l, &d->links.list, entry) {
+			link_dgram_info(l, &g);
+			if (!g.path)
+				continue;
+			/* Every field is a uint64_t. */
+			memcpy(&v, (const char *)&g + m[i].off, sizeof(v));
+			metric_sample(b, m[i].name, d->node, "link", l->name,
+			    NULL, (unsigned long long)v);
+		}
+	}
+}
+
 static void
 http_metrics(struct vnetd *d, struct evbuffer *b)
 {
@@ -382,6 +430,7 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	TAILQ_FOREACH(l, &d->links.list, entry)
 		metric_sample(b, "vnet_link_queue_bytes", node, "link",
 		    l->name, NULL, sched_bytes(&l->sched));
+	http_metrics_dgram(d, b);
 	metric_head(b, "vnet_interface_up", "gauge",
 	    "1 if the interface is up, else 0.");
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)

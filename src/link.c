@@ -1527,3 +1527,23 @@ link_rtt_us(const struct link *l)
 		return 0;
 	return ti.tcpi_rtt;
 }
+
+void
+link_dgram_info(const struct link *l, struct link_dgram *o)
+{
+	const struct dgram_stats *ds;
+
+	memset(o, 0, sizeof(*o));
+	if (l->dpath == NULL)
+		return;
+	ds = udp_path_dgram_stats(l->dpath);
+	o->path = 1;
+	o->by_udp = link_mode(l) != UDP_MODE_TCP;
+	o->path_mtu = udp_path_mtu(l->dpath);
+	o->sent = ds->sent;
+	o->received = ds->received;
+	o->lost = ds->lost;
+	o->reordered = ds->reordered;
+	o->replayed = ds->replayed;
+	o->auth_failed = ds->auth_failed;
+}

@@ -49,9 +49,11 @@ say "a TLS datagram link: a (dialling) and b"
 node_add a 1
 node_add b 2
 node_add c 3		# someone else on the underlay
+HP=$((PORT + 50))
 vnetd_start b "node b
 $(tls_conf b)
 listen $(addr b):$PORT tls
+http 127.0.0.1:$HP
 learn yes
 set-link a transport auto
 interface guest tap vtap0"
@@ -73,6 +75,20 @@ in_guest g1 ping -n -q -c 20 -i 0.02 -W 2 "$IP2" >/dev/null || fail "g1 cannot p
 r1=$(row b a dgram_received)
 ((r1 - r0 >= 20)) || fail "20 pings, but b received $((r1 - r0)) datagrams"
 say "20 pings: b received $((r1 - r0)) datagrams; path MTU $(row a b path_mtu)"
+# The same in JSON and in the metrics.
+vctl a -j show links all | python3 -c '
+import json, sys
+l = [r for r in json.load(sys.stdin) if r["name"] == "b"][0]
+assert l["transport"] == "udp" and l["dgram_state"] == "up", l
+assert isinstance(l["path_mtu"], int) and l["path_mtu"] >= 1232, l
+assert l["dgram_auth_failed"] == 0, l' || fail "show links all in JSON: $(vctl a -j show links all)"
+command -v curl >/dev/null && {
+	m=$(in_ns b curl -sS --max-time 5 "http://127.0.0.1:$HP/metrics") || fail "GET /metrics failed"
+	grep -Eq '^vnet_link_udp\{node="b",link="a"\} 1$' <<<"$m" &&
+		grep -Eq '^vnet_link_datagrams_received_total\{node="b",link="a"\} [1-9][0-9]*$' <<<"$m" &&
+		grep -Eq '^vnet_link_path_mtu_bytes\{node="b",link="a"\} 1[0-9]{3}$' <<<"$m" ||
+		fail "the metrics lack the datagram path: $(grep -E 'udp|datagram|mtu' <<<"$m")"
+}
 connects=$(row a b connects)
 
 # UDP blocked: in a's namespace, both ways, then only what a sends.
