@@ -176,6 +176,19 @@ const char	*dgram_aead_name(enum dgram_aead);
 size_t		 dgram_seal(struct dgram *, uint64_t now_ms, uint8_t type,
 		    uint8_t *buf, size_t len);
 
+/*
+ * The same, sealing payload gathered from parts (n of them, len bytes in
+ * all) into out (DGRAM_OVERHEAD + len bytes of room), encrypted on the way:
+ * no copy of the payload first.
+ */
+struct dgram_part {
+	const uint8_t	*p;
+	size_t		 len;
+};
+size_t		 dgram_seal_parts(struct dgram *, uint64_t now_ms,
+		    uint8_t type, uint8_t *out, const struct dgram_part *,
+		    size_t n);
+
 struct dgram_rx {
 	uint8_t		 type;
 	uint32_t	 epoch;		/* of the key that opened it */

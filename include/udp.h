@@ -40,13 +40,13 @@
  * they go both ways, and the far side drops the copies (the switch's
  * duplicate suppression).  What went by datagrams since the probe that was
  * last answered is not known to have arrived: the path keeps the last
- * UDP_RECENT_BYTES of frames it sent (UDP_RECENT_MAX at most), and when
- * the answers are late, those sent after that probe go again by the
- * connection, so a failing path loses no frame of a light flow (a ping, an
- * interactive session); a bulk flow sends more than is kept, and its TCP
- * recovers the rest.  `transport udp` sends
- * by datagrams whenever the keys and an endpoint are there, answered or
- * not: no fallback.
+ * UDP_RECENT_BYTES of frames it sent (UDP_RECENT_MAX at most, each of at
+ * most UDP_RECENT_ONE bytes: no super-frames), and when the answers are
+ * late, those sent after that probe go again by the connection, so a
+ * failing path loses no frame of a light flow (a ping, an interactive
+ * session); a bulk flow sends more than is kept, and its TCP recovers the
+ * rest.  `transport udp` sends by datagrams whenever the keys and an
+ * endpoint are there, answered or not: no fallback.
  *
  * TCP super-frames: while the peer reports no loss, a link that takes
  * offload frames sends them whole, in pieces of the path MTU that leave as
@@ -103,6 +103,7 @@ struct udp_path;
 #define UDP_SOCKBUF		(4 * 1024 * 1024)
 #define UDP_RECENT_BYTES	(256 * 1024)
 #define UDP_RECENT_MAX		1024
+#define UDP_RECENT_ONE		4096
 
 enum udp_state {
 	UDP_OFFERED = 0,	/* our offer sent, the peer's not in */

@@ -342,13 +342,14 @@ dgram_tx_rekey(struct dgram *dg, uint64_t now)
 }
 
 size_t
-dgram_seal(struct dgram *dg, uint64_t now, uint8_t type, uint8_t *buf,
-    size_t len)
+dgram_seal_parts(struct dgram *dg, uint64_t now, uint8_t type, uint8_t *out,
+    const struct dgram_part *parts, size_t nparts)
 {
 	struct dgram_hdr	 h;
 	struct dgram_key	*k;
 	uint8_t			 nonce[DGRAM_IV_LEN];
-	uint8_t			*p = buf + DGRAM_HDR_LEN;
+	uint8_t			*p = out + DGRAM_HDR_LEN;
+	size_t			 i, len = 0;
 	int			 n, m;
 
 	if (dg->tx == NULL)
@@ -361,22 +362,44 @@ dgram_seal(struct dgram *dg, uint64_t now, uint8_t type, uint8_t *buf,
 	h.key = (uint8_t)k->epoch;
 	h.receiver = dg->remote;
 	h.counter = k->next++;
-	dgram_hdr_encode(buf, &h);
+	dgram_hdr_encode(out, &h);
 	if (k->ctx == NULL) {
-		plain_tag(k, buf, p + len);
+		for (i = 0; i < nparts; i++) {
+			if (p + len != parts[i].p)
+				memmove(p + len, parts[i].p, parts[i].len);
+			len += parts[i].len;
+		}
+		plain_tag(k, out, p + len);
 	} else {
 		dgram_nonce(k, h.counter, nonce);
 		if (EVP_EncryptInit_ex(k->ctx, NULL, NULL, NULL, nonce) != 1 ||
-		    EVP_EncryptUpdate(k->ctx, NULL, &n, buf,
-		    DGRAM_HDR_LEN) != 1 ||
-		    EVP_EncryptUpdate(k->ctx, p, &n, p, (int)len) != 1 ||
-		    EVP_EncryptFinal_ex(k->ctx, p + n, &m) != 1 ||
+		    EVP_EncryptUpdate(k->ctx, NULL, &n, out,
+		    DGRAM_HDR_LEN) != 1)
+			return 0;
+		for (i = 0; i < nparts; i++) {
+			if (parts[i].len == 0)
+				continue;
+			if (EVP_EncryptUpdate(k->ctx, p + len, &n, parts[i].p,
+			    (int)parts[i].len) != 1)
+				return 0;
+			len += (size_t)n;
+		}
+		if (EVP_EncryptFinal_ex(k->ctx, p + len, &m) != 1 ||
 		    EVP_CIPHER_CTX_ctrl(k->ctx, EVP_CTRL_AEAD_GET_TAG,
 		    DGRAM_TAG_LEN, p + len) != 1)
 			return 0;
 	}
 	dg->st.sent++;
 	return DGRAM_HDR_LEN + len + DGRAM_TAG_LEN;
+}
+
+size_t
+dgram_seal(struct dgram *dg, uint64_t now, uint8_t type, uint8_t *buf,
+    size_t len)
+{
+	struct dgram_part	 part = { buf + DGRAM_HDR_LEN, len };
+
+	return dgram_seal_parts(dg, now, type, buf, &part, 1);
 }
 
 /* Verifies (and decrypts) in place: 0 if authentic. */

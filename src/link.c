@@ -720,12 +720,10 @@ link_conn_connected(void *arg, struct conn *c)
 	link_set_state(c->link, LINK_HANDSHAKE, NULL);
 }
 
+/* A frame from l's peer, by its connection or by datagrams. */
 static void
-link_conn_frame(void *arg, struct conn *c, uint8_t hops,
-    const struct wire_frame *f)
+link_frame_in(struct link *l, uint8_t hops, const struct wire_frame *f)
 {
-	struct links	*lks = arg;
-	struct link	*l = c->link;
 	struct sw_frame	 sf;
 
 	l->c.frames_in++;
@@ -736,7 +734,14 @@ link_conn_frame(void *arg, struct conn *c, uint8_t hops,
 	sf.hops = hops;
 	sf.origin = f->origin;
 	sf.seq = f->seq;
-	sw_input(lks->sw, &l->port, &sf);
+	sw_input(l->lks->sw, &l->port, &sf);
+}
+
+static void
+link_conn_frame(void *arg, struct conn *c, uint8_t hops,
+    const struct wire_frame *f)
+{
+	link_frame_in(c->link, hops, f);
 }
 
 static int
@@ -778,18 +783,7 @@ link_conn_writable(void *arg, struct conn *c)
 static void
 link_dgram_frame(void *arg, uint8_t hops, const struct wire_frame *f)
 {
-	struct link	*l = arg;
-	struct sw_frame	 sf;
-
-	l->c.frames_in++;
-	l->c.bytes_in += f->len;
-	sf.vh = sw_vh(f->vh);
-	sf.eth = f->eth;
-	sf.len = f->len;
-	sf.hops = hops;
-	sf.origin = f->origin;
-	sf.seq = f->seq;
-	sw_input(l->lks->sw, &l->port, &sf);
+	link_frame_in(arg, hops, f);
 }
 
 static void

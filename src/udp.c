@@ -550,32 +550,41 @@ udp_flush(struct udp *u)
 	u->txoff = 0;
 }
 
-/* Seals payload [DGRAM_HDR_LEN, + len) of a slot of room bytes and queues it. */
-static int
-udp_seal(struct udp_path *p, uint64_t now, uint8_t type, uint8_t *d,
-    size_t len, size_t room)
+/*
+ * The parts of bytes [off, off + n) of a message that is pre then eth:
+ * one or two, into parts (after those already there): how many now.
+ */
+static size_t
+udp_range(struct dgram_part *parts, size_t k, const uint8_t *pre,
+    size_t prelen, const uint8_t *eth, size_t off, size_t n)
 {
-	size_t	 n = dgram_seal(&p->dg, now, type, d, len);
+	size_t	 a;
 
-	udp_tx_done(p->u, n, room);
-	return n == 0 ? -1 : 0;
+	if (off < prelen) {
+		a = prelen - off < n ? prelen - off : n;
+		parts[k].p = pre + off;
+		parts[k++].len = a;
+		n -= a;
+		off = prelen;
+	}
+	if (n > 0) {
+		parts[k].p = eth + (off - prelen);
+		parts[k++].len = n;
+	}
+	return k;
 }
 
 static void
 copy_range(uint8_t *dst, const uint8_t *a, size_t alen, const uint8_t *b,
     size_t off, size_t n)
 {
-	size_t	 k;
+	struct dgram_part	 parts[2];
+	size_t			 i, k = udp_range(parts, 0, a, alen, b, off, n);
 
-	if (off < alen) {
-		k = alen - off < n ? alen - off : n;
-		memcpy(dst, a + off, k);
-		dst += k;
-		n -= k;
-		off = alen;
+	for (i = 0; i < k; i++) {
+		memcpy(dst, parts[i].p, parts[i].len);
+		dst += parts[i].len;
 	}
-	if (n > 0)
-		memcpy(dst, b + (off - alen), n);
 }
 
 /* Keeps a copy of a message sent, dropping the oldest to make room. */
@@ -586,7 +595,7 @@ udp_recent_add(struct udp_recent *r, uint64_t now, const uint8_t *pre,
 	struct udp_recent_ent	*e, *old;
 	size_t			 total = prelen + len;
 
-	if (total > UDP_RECENT_BYTES / 4)
+	if (total > UDP_RECENT_ONE)
 		return;
 	if (r->buf == NULL && (r->buf = malloc(UDP_RECENT_BYTES)) == NULL)
 		return;
@@ -632,10 +641,12 @@ int
 udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
     const uint8_t *eth, size_t len)
 {
-	uint64_t	 now = p->u->now_ms();
-	size_t		 total = prelen + len, room, piece, off, n;
-	uint32_t	 mtu = pmtu_get(&p->pmtu), id;
-	uint8_t		*d;
+	uint64_t		 now = p->u->now_ms();
+	size_t			 total = prelen + len, room, piece, off, n, k;
+	size_t			 sealed;
+	uint32_t		 mtu = pmtu_get(&p->pmtu), id;
+	uint8_t			*d, fh[DFRAG_HDR_LEN];
+	struct dgram_part	 parts[3];
 
 	if (!p->keyed || p->peerlen == 0 || p->sock == NULL)
 		return -1;
@@ -646,8 +657,10 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
 		room = total + DGRAM_OVERHEAD;
 		if ((d = udp_tx_slot(p, room)) == NULL)
 			return -1;
-		copy_range(d + DGRAM_HDR_LEN, pre, prelen, eth, 0, total);
-		return udp_seal(p, now, DGRAM_DATA, d, total, room);
+		k = udp_range(parts, 0, pre, prelen, eth, 0, total);
+		sealed = dgram_seal_parts(&p->dg, now, DGRAM_DATA, d, parts, k);
+		udp_tx_done(p->u, sealed, room);
+		return sealed == 0 ? -1 : 0;
 	}
 	piece = mtu - DGRAM_OVERHEAD - DFRAG_HDR_LEN;
 	id = dfrag_id(&p->frag);
@@ -656,15 +669,27 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
 		room = DGRAM_OVERHEAD + DFRAG_HDR_LEN + n;
 		if ((d = udp_tx_slot(p, room)) == NULL)
 			return -1;
-		dfrag_hdr_encode(d + DGRAM_HDR_LEN, id, (uint32_t)off,
-		    (uint32_t)total);
-		copy_range(d + DGRAM_HDR_LEN + DFRAG_HDR_LEN, pre, prelen, eth,
-		    off, n);
-		if (udp_seal(p, now, DGRAM_FRAG, d, DFRAG_HDR_LEN + n,
-		    room) == -1)
+		dfrag_hdr_encode(fh, id, (uint32_t)off, (uint32_t)total);
+		parts[0].p = fh;
+		parts[0].len = sizeof(fh);
+		k = udp_range(parts, 1, pre, prelen, eth, off, n);
+		sealed = dgram_seal_parts(&p->dg, now, DGRAM_FRAG, d, parts, k);
+		udp_tx_done(p->u, sealed, room);
+		if (sealed == 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Seals payload [DGRAM_HDR_LEN, + len) of a slot of room bytes in place. */
+static int
+udp_seal(struct udp_path *p, uint64_t now, uint8_t type, uint8_t *d,
+    size_t len, size_t room)
+{
+	size_t	 n = dgram_seal(&p->dg, now, type, d, len);
+
+	udp_tx_done(p->u, n, room);
+	return n == 0 ? -1 : 0;
 }
 
 /* A probe of size bytes in all (small: a liveness probe), or its reply. */
