@@ -54,9 +54,10 @@
  * writes them whole to its TAP device: a 64 KiB frame costs a few system
  * calls, not forty.  A lost piece would lose the whole super-frame, so once
  * a probe's reply says that the peer counted datagrams lost (more than the
- * probes that went unanswered: the MTU search's are meant to be lost),
- * super-frames are cut into segments for UDP_LOSSY_MS, each segment its
- * own datagram, and a loss costs the guest's TCP one segment.
+ * probes that went unanswered: the MTU search's are meant to be lost; and
+ * not those the peer's own socket dropped, full, SO_RXQ_OVFL), super-frames
+ * are cut into segments for UDP_LOSSY_MS, each segment its own datagram, and
+ * a loss costs the guest's TCP one segment.
  *
  * Cut or not, the segments of one TCP flow that arrive in one read are
  * coalesced again (gro.h) before they go to the switch, where this
@@ -98,7 +99,7 @@ struct udp_path;
 #define UDP_RX_BATCH		32
 #define UDP_TX_BATCH		256
 #define UDP_TX_BUFFER		(1024 * 1024)
-#define UDP_LOSSY_MS		10000
+#define UDP_LOSSY_MS		3000
 #define UDP_INDEX_BUCKETS	256
 #define UDP_SOCKBUF		(4 * 1024 * 1024)
 #define UDP_RECENT_BYTES	(256 * 1024)

@@ -42,6 +42,7 @@ struct udp_sock {
 	int			 own;		/* a dialler's, not a listener's */
 	struct stmt_hostport	 addr;		/* the listener's */
 	struct event		*ev;
+	uint32_t		 ovfl;		/* SO_RXQ_OVFL: drops so far */
 };
 
 TAILQ_HEAD(udp_sock_list, udp_sock);
@@ -68,6 +69,7 @@ struct udp {
 	size_t			 ntx;
 	struct event		*ev_flush;
 	uint64_t		 unknown;
+	uint64_t		 rx_overflow;	/* dropped by our own sockets */
 	uint64_t		 probe_ms;
 	uint64_t		 rekey_ms, rekey_packets;
 	int			 gso;		/* UDP_SEGMENT works */
@@ -110,6 +112,7 @@ struct udp_path {
 	uint64_t		 srtt;		/* ms */
 	uint64_t		 ok_until;	/* ms: what was sent before arrived */
 	uint64_t		 lossy_until;	/* ms: cut super-frames until then */
+	uint64_t		 overflow0;	/* u->rx_overflow when keyed */
 	uint32_t		 peer_lost;	/* as its last reply said */
 	uint64_t		 unanswered;	/* probes - replies, then */
 	struct udp_recent	 recent;
@@ -208,6 +211,8 @@ udp_sock_open(struct udp *u, const struct sockaddr *sa, socklen_t salen,
 	}
 	/* Datagrams of one peer coalesced by the kernel, cut here. */
 	(void)setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
+	/* What the socket dropped, full: our loss, not the path's. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	if (bind(fd, sa, salen) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sslen) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
@@ -692,6 +697,19 @@ udp_seal(struct udp_path *p, uint64_t now, uint8_t type, uint8_t *d,
 	return n == 0 ? -1 : 0;
 }
 
+/*
+ * What the path lost, as a reply tells the peer: gaps in the counters, less
+ * what this daemon's own sockets dropped meanwhile (a daemon too busy to
+ * read is no reason to cut super-frames).
+ */
+static uint64_t
+udp_path_lost(const struct udp_path *p)
+{
+	uint64_t	 own = p->u->rx_overflow - p->overflow0;
+
+	return p->dg.st.lost > own ? p->dg.st.lost - own : 0;
+}
+
 /* A probe of size bytes in all (small: a liveness probe), or its reply. */
 static void
 udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
@@ -701,7 +719,7 @@ udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
 			    size - DGRAM_OVERHEAD : UDP_PROBE_LEN;
 	size_t		 room = len + DGRAM_OVERHEAD;
 	struct dgram_probe pr = { id, size, stamp, epoch,
-			    (uint32_t)p->dg.st.lost };
+			    (uint32_t)udp_path_lost(p) };
 	uint8_t		*d;
 
 	if (p->sock == NULL || p->peerlen == 0 ||
@@ -1079,6 +1097,17 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 	}
 }
 
+/* The socket's count of datagrams it dropped for want of room. */
+static void
+udp_overflow(struct udp_sock *s, const unsigned char *data)
+{
+	uint32_t	 n;
+
+	memcpy(&n, data, sizeof(n));
+	s->u->rx_overflow += (uint32_t)(n - s->ovfl);
+	s->ovfl = n;
+}
+
 static void
 udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -1087,7 +1116,8 @@ udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 	struct mmsghdr		 mm[UDP_RX_BATCH];
 	struct iovec		 iov[UDP_RX_BATCH];
 	struct sockaddr_storage	 from[UDP_RX_BATCH];
-	char			 cbuf[UDP_RX_BATCH][CMSG_SPACE(sizeof(int))];
+	char			 cbuf[UDP_RX_BATCH][CMSG_SPACE(sizeof(int)) +
+				    CMSG_SPACE(sizeof(uint32_t))];
 	struct cmsghdr		*cm;
 	uint8_t			*d;
 	uint64_t		 now;
@@ -1123,6 +1153,10 @@ udp_sock_readcb(evutil_socket_t fd, short ev, void *arg)
 				    cm->cmsg_type == UDP_GRO &&
 				    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
 					memcpy(&gro, CMSG_DATA(cm), sizeof(gro));
+				else if (cm->cmsg_level == SOL_SOCKET &&
+				    cm->cmsg_type == SO_RXQ_OVFL &&
+				    cm->cmsg_len >= CMSG_LEN(sizeof(uint32_t)))
+					udp_overflow(s, CMSG_DATA(cm));
 			seg = gro > 0 ? (size_t)gro : len;
 			/* Each datagram of a coalesced run, in turn. */
 			for (off = 0; off < len; off += one) {
@@ -1329,6 +1363,7 @@ udp_path_offer(struct udp_path *p, const struct wire_dgram *d,
 	}
 	p->dg.rekey_ms = p->u->rekey_ms;
 	p->dg.rekey_packets = p->u->rekey_packets;
+	p->overflow0 = p->u->rx_overflow;
 	p->keyed = 1;
 	p->peerlen = 0;
 	p->sock = NULL;
