@@ -15,6 +15,7 @@
 #     counted as replayed, and move nothing; forged, truncated and foreign
 #     datagrams are dropped and counted, the link stays up;
 #   - an endpoint whose source address changes (iptables SNAT) is followed;
+#   - guests ping across a datagram link over an IPv6 underlay;
 #   - a path whose MTU is 1280 in the middle (a router between two veths)
 #     carries guest TCP and 1400-byte pings with DF, IPv4 and IPv6.
 #
@@ -265,6 +266,32 @@ wait_for 5 transport_is c b tcp || fail "transport tcp: c's frames stay on $(row
 wait_for 5 transport_is b c tcp || fail "the peer's offer withdrawn: b's frames stay on $(row b c transport_now)"
 gping g3 "$IP2" || fail "no ping after transport tcp"
 say "  pings by datagrams, then transport tcp at run time"
+
+say "an IPv6 underlay: p (dialling) and q"
+node_add p 5
+node_add q 6
+for n in p q; do
+	in_ns $n sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.u0.disable_ipv6=0
+done
+ip -n "$(ns p)" addr add fd66::5/64 dev u0 nodad
+ip -n "$(ns q)" addr add fd66::6/64 dev u0 nodad
+vnetd_start q "node q
+listen [fd66::6]:$PORT allow fd66::/64
+learn yes
+set-link p transport auto
+interface guest tap vtap0"
+vnetd_start p "node p
+learn yes
+interface guest tap vtap0
+link q [fd66::6]:$PORT transport auto"
+guest_add g5 p vtap0 5
+guest_add g6 q vtap0 6
+wait_link_up p q
+wait_for 10 transport_is p q udp || fail "p's frames do not go by datagrams over IPv6: $(vctl p show link q)"
+wait_for 10 transport_is q p udp || fail "q's frames do not go by datagrams over IPv6: $(vctl q show link p)"
+[[ $(row q p dgram_endpoint) == "[fd66::5]:"* ]] || fail "q sends to $(row q p dgram_endpoint)"
+in_guest g5 ping -n -q -c 5 -i 0.05 -W 2 "$(guest_ip 6)" >/dev/null || fail "g5 cannot ping g6 over the IPv6 underlay"
+say "  pings by datagrams to $(row p q dgram_endpoint), path MTU $(row p q path_mtu)"
 
 say "a path whose MTU is 1280 in the middle: x -- r -- y (1280)"
 mkns x
