@@ -5,7 +5,7 @@
  * (dfrag) put back together, or a probe.  The first byte picks how the
  * rest arrives: as it is (a forgery: it must never open), or sealed by the
  * peer first (so the parsers behind authentication see the bytes), as
- * DATA, FRAG or PROBE, under AES-256-GCM or the plain tag.  One session
+ * DATA (a frame message), FRAG or PROBE, under AES-256-GCM or the plain tag.  One session
  * lives across inputs, so the replay window and reassembly keep state.
  */
 #include <stdint.h>
@@ -73,15 +73,11 @@ state(void)
 static void
 message(const uint8_t *p, size_t n)
 {
-	struct wire_hdr		 h;
-	struct wire_frame	 f;
-	const char		*why;
+	struct dgram_frame	 f;
 
-	if (n < WIRE_HDR_LEN || wire_hdr_decode(p, n, &h, &why) == -1 ||
-	    h.type != WIRE_FRAME || h.len != n - WIRE_HDR_LEN)
-		return;
-	if (wire_frame_decode(p + WIRE_HDR_LEN, h.len, &f, &why) == 0 &&
-	    (f.eth < p || f.eth + f.len > p + n))
+	if (dgram_frame_decode(p, n, &f) == 0 &&
+	    (f.eth < p || f.eth + f.len != p + n || f.len < WIRE_FRAME_MIN ||
+	    (f.vh != NULL && f.vh != p + DGRAM_FRAME_HDR)))
 		abort();
 }
 

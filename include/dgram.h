@@ -11,9 +11,9 @@
  *   | type | key  |   0  |   0  |receiver idx | counter (64 bits)   | ...
  *   +------+------+------+------+-------------+---------------------+----
  *
- *   type     DATA (a wire message: wire.h's FRAME), FRAG (a piece of one,
- *            dfrag.h), PROBE (padded to the size it probes), REPLY (the
- *            answer to a probe, never larger than it).
+ *   type     DATA (one frame, below), FRAG (a piece of one, dfrag.h),
+ *            PROBE (padded to the size it probes), REPLY (the answer to a
+ *            probe, never larger than it).
  *   key      the low 8 bits of the sender's key epoch.
  *   receiver the index the receiver chose for this session and told its
  *            peer (over the link's TCP connection): it, not the source
@@ -204,6 +204,36 @@ struct dgram_rx {
  */
 int		 dgram_open(struct dgram *, uint64_t now_ms, uint8_t *buf,
 		    size_t n, struct dgram_rx *);
+
+/*
+ * The frame a DATA datagram (or the pieces of FRAG ones) carries: what
+ * wire.h's FRAME message says, in 12 bytes rather than 28, so that a
+ * guest's full-sized frame (MTU 1400) still fits one datagram of a path of
+ * MTU 1500:
+ *
+ *   u8 flags (DGRAM_F_VH: the 12-byte offload header follows, else the
+ *   frame needs nothing done), u8 hops, u16 0, u32 origin, u32 sequence,
+ *   [offload header], the Ethernet frame (14 bytes to WIRE_FRAME_MAX).
+ */
+#define DGRAM_FRAME_HDR		12
+#define DGRAM_FRAME_VH		12
+#define DGRAM_F_VH		0x01
+struct dgram_frame {
+	uint8_t		 hops;
+	uint32_t	 origin, seq;
+	const uint8_t	*vh;		/* DGRAM_FRAME_VH bytes, NULL: none */
+	const uint8_t	*eth;
+	size_t		 len;
+};
+/* 0, or -1 if it is no frame message. */
+int		 dgram_frame_decode(const uint8_t *p, size_t n,
+		    struct dgram_frame *);
+/*
+ * The message's header into out (DGRAM_FRAME_HDR + DGRAM_FRAME_VH bytes of
+ * room): its length.  vh NULL or all zero: none.
+ */
+size_t		 dgram_frame_encode_hdr(uint8_t *out, uint8_t hops,
+		    uint32_t origin, uint32_t seq, const uint8_t *vh);
 
 /*
  * A PROBE's or REPLY's payload: u32 id, u32 size (a probe: the size it

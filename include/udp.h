@@ -167,8 +167,10 @@ enum udp_mode	 udp_path_mode(const struct udp_path *);
 /* 1 if super-frames may go whole: the peer reports no loss lately. */
 int		 udp_path_whole(const struct udp_path *);
 /*
- * Sends one wire message (a FRAME: header, prefix, frame) by datagrams, in
- * pieces if it must: 0, or -1 if it could not go (counted).
+ * Sends one wire message (a FRAME: header, prefix, frame, wire.h) by
+ * datagrams, in pieces if it must: the whole message in pre (eth NULL), or
+ * its header and prefix in pre and the frame in eth.  0, or -1 if it could
+ * not go.
  */
 int		 udp_path_send(struct udp_path *, const uint8_t *pre,
 		    size_t prelen, const uint8_t *eth, size_t len);

@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "dgram.h"
+#include "wire.h"
 
 struct dgram_key {
 	uint32_t		 epoch;
@@ -512,4 +513,46 @@ dgram_probe_encode(uint8_t *out, const struct dgram_probe *pr)
 	put_u64(out + 8, pr->stamp);
 	put_u32(out + 16, pr->epoch);
 	put_u32(out + 20, pr->lost);
+}
+
+int
+dgram_frame_decode(const uint8_t *p, size_t n, struct dgram_frame *f)
+{
+	struct rbuf	 b;
+	uint8_t		 flags;
+	uint16_t	 zero;
+
+	rbuf_init(&b, p, n);
+	f->vh = NULL;
+	if (rbuf_get_u8(&b, &flags) == -1 || rbuf_get_u8(&b, &f->hops) == -1 ||
+	    rbuf_get_u16(&b, &zero) == -1 || rbuf_get_u32(&b, &f->origin) ||
+	    rbuf_get_u32(&b, &f->seq) == -1 || zero != 0 ||
+	    (flags & ~DGRAM_F_VH) != 0 ||
+	    ((flags & DGRAM_F_VH) &&
+	    rbuf_get_ptr(&b, DGRAM_FRAME_VH, &f->vh) == -1))
+		return -1;
+	f->len = rbuf_left(&b);
+	if (f->len < WIRE_FRAME_MIN || f->len > WIRE_FRAME_MAX)
+		return -1;
+	(void)rbuf_get_ptr(&b, f->len, &f->eth);
+	return 0;
+}
+
+size_t
+dgram_frame_encode_hdr(uint8_t *out, uint8_t hops, uint32_t origin,
+    uint32_t seq, const uint8_t *vh)
+{
+	static const uint8_t	 zero[DGRAM_FRAME_VH];
+	int			 with = vh != NULL &&
+				    memcmp(vh, zero, sizeof(zero)) != 0;
+
+	out[0] = with ? DGRAM_F_VH : 0;
+	out[1] = hops;
+	out[2] = out[3] = 0;
+	put_u32(out + 4, origin);
+	put_u32(out + 8, seq);
+	if (!with)
+		return DGRAM_FRAME_HDR;
+	memcpy(out + DGRAM_FRAME_HDR, vh, DGRAM_FRAME_VH);
+	return DGRAM_FRAME_HDR + DGRAM_FRAME_VH;
 }

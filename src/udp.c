@@ -647,22 +647,52 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
     const uint8_t *eth, size_t len)
 {
 	uint64_t		 now = p->u->now_ms();
-	size_t			 total = prelen + len, room, piece, off, n, k;
-	size_t			 sealed;
+	size_t			 total, room, piece, off, n, k, hl, sealed;
 	uint32_t		 mtu = pmtu_get(&p->pmtu), id;
 	uint8_t			*d, fh[DFRAG_HDR_LEN];
+	uint8_t			 mh[DGRAM_FRAME_HDR + DGRAM_FRAME_VH];
 	struct dgram_part	 parts[3];
+	struct wire_hdr		 wh;
+	struct wire_frame	 wf;
+	struct rbuf		 b;
+	const uint8_t		*vh;
+	const char		*why;
+	uint32_t		 origin, seq;
 
 	if (!p->keyed || p->peerlen == 0 || p->sock == NULL)
+		return -1;
+	/*
+	 * The link's wire message (its own, not the peer's): the whole of it
+	 * in pre, or its header and frame prefix with the frame in eth.
+	 */
+	if (eth == NULL) {
+		if (prelen < WIRE_HDR_LEN || wire_hdr_decode(pre, prelen, &wh,
+		    &why) == -1 || wh.type != WIRE_FRAME ||
+		    wire_frame_decode(pre + WIRE_HDR_LEN, prelen - WIRE_HDR_LEN,
+		    &wf, &why) == -1)
+			return -1;
+		eth = wf.eth;
+		len = wf.len;
+		prelen = WIRE_HDR_LEN + WIRE_FRAME_PREFIX;
+	} else if (prelen != WIRE_HDR_LEN + WIRE_FRAME_PREFIX ||
+	    wire_hdr_decode(pre, prelen, &wh, &why) == -1 ||
+	    wh.type != WIRE_FRAME)
 		return -1;
 	if (p->mode == UDP_MODE_UDP && p->transport != STMT_TRANSPORT_UDP &&
 	    p->cbs.resend != NULL)
 		udp_recent_add(&p->recent, now, pre, prelen, eth, len);
+	/* Said again in the datagrams' short form. */
+	rbuf_init(&b, pre + WIRE_HDR_LEN, WIRE_FRAME_PREFIX);
+	if (rbuf_get_u32(&b, &origin) == -1 || rbuf_get_u32(&b, &seq) == -1 ||
+	    rbuf_get_ptr(&b, WIRE_VNET_HDR_LEN, &vh) == -1)
+		return -1;
+	hl = dgram_frame_encode_hdr(mh, wh.hops, origin, seq, vh);
+	total = hl + len;
 	if (total + DGRAM_OVERHEAD <= mtu) {
 		room = total + DGRAM_OVERHEAD;
 		if ((d = udp_tx_slot(p, room)) == NULL)
 			return -1;
-		k = udp_range(parts, 0, pre, prelen, eth, 0, total);
+		k = udp_range(parts, 0, mh, hl, eth, 0, total);
 		sealed = dgram_seal_parts(&p->dg, now, DGRAM_DATA, d, parts, k);
 		udp_tx_done(p->u, sealed, room);
 		return sealed == 0 ? -1 : 0;
@@ -677,7 +707,7 @@ udp_path_send(struct udp_path *p, const uint8_t *pre, size_t prelen,
 		dfrag_hdr_encode(fh, id, (uint32_t)off, (uint32_t)total);
 		parts[0].p = fh;
 		parts[0].len = sizeof(fh);
-		k = udp_range(parts, 1, pre, prelen, eth, off, n);
+		k = udp_range(parts, 1, mh, hl, eth, off, n);
 		sealed = dgram_seal_parts(&p->dg, now, DGRAM_FRAG, d, parts, k);
 		udp_tx_done(p->u, sealed, room);
 		if (sealed == 0)
@@ -980,31 +1010,34 @@ udp_gro_flush(struct udp *u)
 	}
 }
 
-/* A whole wire message arrived by datagrams: only a FRAME may. */
+/* A whole frame message (dgram.h) arrived by datagrams. */
 static void
 udp_message(struct udp_path *p, const uint8_t *m, size_t n)
 {
-	struct wire_hdr		 h;
+	static const uint8_t	 plain[WIRE_VNET_HDR_LEN];
+	struct dgram_frame	 df;
 	struct wire_frame	 f;
 	struct gro_frame	 gf;
-	const char		*why;
 
-	if (n < WIRE_HDR_LEN || wire_hdr_decode(m, n, &h, &why) == -1 ||
-	    h.type != WIRE_FRAME || h.len != n - WIRE_HDR_LEN ||
-	    wire_frame_decode(m + WIRE_HDR_LEN, h.len, &f, &why) == -1) {
+	if (dgram_frame_decode(m, n, &df) == -1) {
 		p->st.malformed++;
 		return;
 	}
 	if (p->gro == NULL) {
-		p->cbs.frame(p->arg, h.hops, &f);
+		f.origin = df.origin;
+		f.seq = df.seq;
+		f.vh = df.vh != NULL ? df.vh : plain;
+		f.eth = df.eth;
+		f.len = df.len;
+		p->cbs.frame(p->arg, df.hops, &f);
 		return;
 	}
-	gf.vh = f.vh;
-	gf.eth = f.eth;
-	gf.len = f.len;
-	gf.hops = h.hops;
-	gf.origin = f.origin;
-	gf.seq = f.seq;
+	gf.vh = df.vh;
+	gf.eth = df.eth;
+	gf.len = df.len;
+	gf.hops = df.hops;
+	gf.origin = df.origin;
+	gf.seq = df.seq;
 	gro_input(p->gro, &gf, udp_gro_out, p);
 	if (gro_holding(p->gro) && !p->gro_pending) {
 		p->gro_pending = 1;

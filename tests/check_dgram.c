@@ -99,6 +99,41 @@ START_TEST(hdr_codec)
 }
 END_TEST
 
+/* The short form of a frame, with and without an offload header. */
+START_TEST(frame_codec)
+{
+	uint8_t			 m[DGRAM_FRAME_HDR + DGRAM_FRAME_VH + 64];
+	uint8_t			 vh[DGRAM_FRAME_VH] = { 1, 1 }, zero[DGRAM_FRAME_VH];
+	struct dgram_frame	 f;
+	size_t			 hl;
+
+	memset(zero, 0, sizeof(zero));
+	hl = dgram_frame_encode_hdr(m, 15, 0x01020304, 0xa0b0c0d0, zero);
+	ck_assert_uint_eq(hl, DGRAM_FRAME_HDR);
+	memset(m + hl, 0xee, 60);
+	ck_assert_int_eq(dgram_frame_decode(m, hl + 60, &f), 0);
+	ck_assert_uint_eq(f.hops, 15);
+	ck_assert_uint_eq(f.origin, 0x01020304);
+	ck_assert_uint_eq(f.seq, 0xa0b0c0d0);
+	ck_assert(f.vh == NULL);
+	ck_assert(f.eth == m + hl && f.len == 60);
+	hl = dgram_frame_encode_hdr(m, 1, 2, 3, vh);
+	ck_assert_uint_eq(hl, DGRAM_FRAME_HDR + DGRAM_FRAME_VH);
+	ck_assert_int_eq(dgram_frame_decode(m, hl + 14, &f), 0);
+	ck_assert(f.vh == m + DGRAM_FRAME_HDR);
+	ck_assert_int_eq(memcmp(f.vh, vh, sizeof(vh)), 0);
+	/* A runt frame, unknown flags, reserved bytes, a header cut short. */
+	ck_assert_int_eq(dgram_frame_decode(m, hl + 13, &f), -1);
+	m[0] = 0x81;
+	ck_assert_int_eq(dgram_frame_decode(m, hl + 14, &f), -1);
+	m[0] = 1;
+	m[2] = 1;
+	ck_assert_int_eq(dgram_frame_decode(m, hl + 14, &f), -1);
+	m[2] = 0;
+	ck_assert_int_eq(dgram_frame_decode(m, DGRAM_FRAME_HDR + 4, &f), -1);
+}
+END_TEST
+
 START_TEST(replay_window)
 {
 	struct dgram_replay	 r;
@@ -457,6 +492,7 @@ main(void)
 	int	 failed;
 
 	tcase_add_test(tc, hdr_codec);
+	tcase_add_test(tc, frame_codec);
 	tcase_add_test(tc, replay_window);
 	tcase_add_test(tc, seal_open_aes256);
 	tcase_add_test(tc, seal_open_aes128);
