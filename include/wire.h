@@ -78,7 +78,7 @@
  * not know the flag ignores it, as it ignores any capability it lacks.
  */
 #define WIRE_CAP_SHORTCUT	0x0004
-#define WIRE_CAP_DGRAM		0x0008	/* takes DGRAM messages */
+#define WIRE_CAP_DGRAM		0x0010	/* takes DGRAM messages */
 
 enum wire_type {
 	WIRE_HELLO = 1,

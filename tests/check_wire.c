@@ -237,6 +237,24 @@ START_TEST(random_input)
 }
 END_TEST
 
+/* Every hello capability is a bit of its own. */
+START_TEST(caps_distinct)
+{
+	static const uint16_t caps[] = {
+		WIRE_CAP_GSO, WIRE_CAP_NODES_V1, WIRE_CAP_NODES,
+		WIRE_CAP_SHORTCUT, WIRE_CAP_DGRAM,
+	};
+	uint16_t	 seen = 0;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		ck_assert_uint_eq(caps[i] & (caps[i] - 1), 0);
+		ck_assert_uint_eq(seen & caps[i], 0);
+		seen |= caps[i];
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -251,6 +269,7 @@ main(void)
 	tcase_add_test(tc, frame_roundtrip);
 	tcase_add_test(tc, hdr_limits);
 	tcase_add_test(tc, random_input);
+	tcase_add_test(tc, caps_distinct);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
