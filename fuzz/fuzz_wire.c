@@ -51,6 +51,25 @@ check_frame(const uint8_t *p, size_t n, uint8_t hops)
 		abort();
 }
 
+static void
+check_dgram(const uint8_t *p, size_t n)
+{
+	struct wire_dgram	 d, again;
+	uint8_t			 buf[WIRE_HDR_LEN + WIRE_DGRAM_LEN];
+	const char		*why = NULL;
+
+	if (wire_dgram_decode(p, n, &d, &why) == -1) {
+		if (why == NULL)
+			abort();
+		return;
+	}
+	wire_dgram_encode(buf, &d);
+	if (memcmp(buf + WIRE_HDR_LEN, p, n) != 0 ||
+	    wire_dgram_decode(buf + WIRE_HDR_LEN, WIRE_DGRAM_LEN, &again,
+	    &why) == -1 || memcmp(&d, &again, sizeof(d)) != 0)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -76,6 +95,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case WIRE_FRAME:
 			check_frame(data + off, h.len, h.hops);
+			break;
+		case WIRE_DGRAM:
+			if (h.len != WIRE_DGRAM_LEN)
+				abort();	/* the decoder holds it to its size */
+			check_dgram(data + off, h.len);
 			break;
 		case WIRE_NODE:
 			/* A record: its decoder is fuzz_node's. */
