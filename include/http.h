@@ -8,8 +8,12 @@
  * allow list of plain listeners (loopback alone without one), request
  * headers at most HTTP_HEADERS_MAX bytes, no body, a connection lives at
  * most HTTP_TIMEOUT seconds (however slowly it sends), at most
- * HTTP_CONNS_MAX connections (more are shut as soon as accepted), and
- * accepting paused while the process is out of descriptors.
+ * HTTP_CONNS_MAX connections (more are shut as soon as accepted), at most
+ * HTTP_CONNS_PER_ADDR of them from one address, a connection from an
+ * address not on the list shut before anything of it is read and with no
+ * answer, a request answered 503 while the replies queued for clients
+ * that do not read pass HTTP_QUEUED_MAX bytes in all, and accepting
+ * paused while the process is out of descriptors.
  */
 #ifndef VNET_HTTP_H
 #define VNET_HTTP_H
@@ -22,6 +26,8 @@
 #define HTTP_BODY_MAX		1024
 #define HTTP_TIMEOUT		10	/* seconds: idle, and a connection's life */
 #define HTTP_CONNS_MAX		256	/* open at once; more are shut at once */
+#define HTTP_CONNS_PER_ADDR	32	/* of those, from one address */
+#define HTTP_QUEUED_MAX		(16u << 20)	/* bytes of replies unsent */
 #define HTTP_PATH_MAX		256
 
 /* The status page (src/www/index.html), made a string at build time. */

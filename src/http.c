@@ -32,12 +32,22 @@
  * byte a second is never idle.  At the deadline its socket is shut down,
  * which ends it if evhttp still has it; the reference keeps the socket
  * from being closed, and its number reused, before then.
+ *
+ * A connection is admitted before evhttp reads a byte of it: the admit
+ * event, made active as the connection is accepted, runs before the loop
+ * next polls, and shuts a connection from an address not on the allow
+ * list, or from one that already holds HTTP_CONNS_PER_ADDR, without an
+ * answer.  So a refused client cannot take the allowed ones' places, and
+ * nothing is sent to an address the list does not name.
  */
 struct http_conn {
 	TAILQ_ENTRY(http_conn)	 entry;
 	struct http		*h;
 	struct bufferevent	*bev;
 	struct event		*deadline;
+	struct event		*admit;
+	int			 admitted;
+	struct sockaddr_storage	 addr;
 };
 
 struct http {
@@ -49,8 +59,12 @@ struct http {
 	struct evhttp_bound_socket	*bound;
 	struct stmt			 conf;
 	uint64_t			 refused;	/* not on the list */
+	uint64_t			 slots;		/* over HTTP_CONNS_PER_ADDR */
+	uint64_t			 busy;		/* over HTTP_QUEUED_MAX */
 	uint64_t			 started_ms;
 };
+
+static size_t	http_queued(const struct http *);
 
 /* The show verbs the API has, by path. */
 static const char *const http_verbs[] = {
@@ -478,9 +492,12 @@ http_info(struct http *h, struct evbuffer *body)
 	if (reply == NULL)
 		return;
 	evbuffer_add_printf(reply, "%%columns node\tnetwork\tversion\t"
-	    "uptime_s\n%s\t%s\t%s\t%llu\n", h->d->node, h->d->network,
-	    PACKAGE_VERSION,
-	    (unsigned long long)((vnetd_now_ms() - h->started_ms) / 1000));
+	    "uptime_s\thttp_refused\thttp_shed\thttp_slots\thttp_busy\n"
+	    "%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\n", h->d->node,
+	    h->d->network, PACKAGE_VERSION,
+	    (unsigned long long)((vnetd_now_ms() - h->started_ms) / 1000),
+	    (unsigned long long)h->refused, (unsigned long long)h->shed,
+	    (unsigned long long)h->slots, (unsigned long long)h->busy);
 	http_render(reply, body);
 	evbuffer_free(reply);
 }
@@ -531,6 +548,13 @@ http_request(struct evhttp_request *req, void *arg)
 		h->refused++;
 		evhttp_add_header(hdr, "Connection", "close");
 		http_error(req, 403, "Forbidden", "not allowed");
+		return;
+	}
+	/* Replies held for clients that do not read are bounded in all. */
+	if (http_queued(h) > HTTP_QUEUED_MAX) {
+		h->busy++;
+		evhttp_add_header(hdr, "Connection", "close");
+		http_error(req, 503, "Service Unavailable", "busy");
 		return;
 	}
 	if (http_parse_target(uri, strlen(uri), &t, err, sizeof(err)) == -1) {
@@ -600,21 +624,96 @@ http_conn_free(struct http_conn *c)
 	TAILQ_REMOVE(&c->h->conns, c, entry);
 	c->h->nconns--;
 	event_free(c->deadline);
+	event_free(c->admit);
 	bufferevent_decref(c->bev);
 	free(c);
 }
 
 static void
-http_conn_deadline(evutil_socket_t fd, short what, void *arg)
+http_conn_shut(struct http_conn *c)
 {
-	struct http_conn	*c = arg;
 	evutil_socket_t		 s = bufferevent_getfd(c->bev);
 
-	(void)fd;
-	(void)what;
 	if (s != -1)
 		shutdown(s, SHUT_RDWR);
 	http_conn_free(c);
+}
+
+static void
+http_conn_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	http_conn_shut(arg);
+}
+
+static int
+http_same_addr(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in	*a4, *b4;
+	const struct sockaddr_in6	*a6, *b6;
+
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		a4 = (const struct sockaddr_in *)a;
+		b4 = (const struct sockaddr_in *)b;
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		a6 = (const struct sockaddr_in6 *)a;
+		b6 = (const struct sockaddr_in6 *)b;
+		return memcmp(&a6->sin6_addr, &b6->sin6_addr,
+		    sizeof(a6->sin6_addr)) == 0;
+	}
+	return 0;
+}
+
+/* Before evhttp reads anything: on the list, and a slot of its own. */
+static void
+http_conn_admit(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_conn	*c = arg, *o;
+	struct http		*h = c->h;
+	socklen_t		 len = sizeof(c->addr);
+	evutil_socket_t		 s = bufferevent_getfd(c->bev);
+	size_t			 same = 0;
+
+	(void)fd;
+	(void)what;
+	if (s == -1 || getpeername(s, (struct sockaddr *)&c->addr,
+	    &len) == -1) {
+		http_conn_shut(c);
+		return;
+	}
+	if (!acl_allows(0, h->conf.allow, h->conf.nallow,
+	    (struct sockaddr *)&c->addr)) {
+		h->refused++;
+		http_conn_shut(c);
+		return;
+	}
+	TAILQ_FOREACH(o, &h->conns, entry)
+		if (o->admitted && http_same_addr(&o->addr, &c->addr))
+			same++;
+	if (same >= HTTP_CONNS_PER_ADDR) {
+		h->slots++;
+		http_conn_shut(c);
+		return;
+	}
+	c->admitted = 1;
+}
+
+/* What the admitted connections have queued and not yet sent. */
+static size_t
+http_queued(const struct http *h)
+{
+	const struct http_conn	*c;
+	size_t			 n = 0;
+
+	TAILQ_FOREACH(c, &h->conns, entry)
+		n += evbuffer_get_length(bufferevent_get_output(c->bev));
+	return n;
 }
 
 /* evhttp asks for the bufferevent of each connection it accepts. */
@@ -635,6 +734,11 @@ http_bevcb(struct event_base *base, void *arg)
 		free(c);
 		return bev;
 	}
+	if ((c->admit = evtimer_new(base, http_conn_admit, c)) == NULL) {
+		event_free(c->deadline);
+		free(c);
+		return bev;
+	}
 	/* Over the limit: served by nobody, shut at the next turn. */
 	if (h->nconns >= HTTP_CONNS_MAX) {
 		h->shed++;
@@ -646,6 +750,9 @@ http_bevcb(struct event_base *base, void *arg)
 	TAILQ_INSERT_TAIL(&h->conns, c, entry);
 	h->nconns++;
 	evtimer_add(c->deadline, &tv);
+	/* evhttp gives the socket to bev on return; admit runs before a read. */
+	if (tv.tv_sec != 0)
+		event_active(c->admit, EV_TIMEOUT, 1);
 	return bev;
 }
 

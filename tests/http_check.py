@@ -164,6 +164,50 @@ def many(host, port, n):
         s.close()
 
 
+def refused(host, port, n):
+    """From an address not on the allow list: every connection is shut,
+    none is answered, however many there are."""
+    socks = []
+    for _ in range(int(n)):
+        try:
+            socks.append(connect(host, port))
+        except OSError:
+            break
+    answered = 0
+    s = connect(host, port)
+    try:
+        s.sendall(b"GET /api/v1/links HTTP/1.1\r\nHost: x\r\n\r\n")
+    except OSError:
+        pass
+    if status(s) != 0:
+        answered += 1
+    s.close()
+    deadline = time.time() + 5
+    shut = set()
+    while len(shut) < len(socks) and time.time() < deadline:
+        for i, c in enumerate(socks):
+            if i in shut:
+                continue
+            c.setblocking(False)
+            try:
+                if c.recv(1) == b"":
+                    shut.add(i)
+                else:
+                    answered += 1
+                    shut.add(i)
+            except BlockingIOError:
+                pass
+            except OSError:
+                shut.add(i)
+        time.sleep(0.05)
+    print("%d connected, %d shut by the server, %d answered"
+          % (len(socks), len(shut), answered))
+    for c in socks:
+        c.close()
+    if answered or len(shut) != len(socks) or not socks:
+        sys.exit(1)
+
+
 def big(host, port):
     s = connect(host, port)
     try:
@@ -193,7 +237,7 @@ def garbage(host, port):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"same": same, "metrics": metrics, "slow": slow, "many": many,
-     "big": big, "garbage": garbage}[cmd](*args)
+     "big": big, "garbage": garbage, "refused": refused}[cmd](*args)
 
 
 if __name__ == "__main__":
