@@ -54,10 +54,15 @@
  *                           for broadcast and unknown destinations), u64
  *                           bytes, u64 frames, u32 bytes/s over 1 s, u32
  *                           bytes/s over 10 s
- *   NODE_SEC_SIG            reserved for a signature over every byte of the
- *                           record before this section's type; when there,
- *                           it is the last section (a traffic report's
- *                           hops field is left out of what it covers)
+ *   NODE_SEC_CERT   (any)   the origin's certificate, DER, 1..NODE_CERT_MAX
+ *                           bytes (at most once): what its signature is
+ *                           checked with
+ *   NODE_SEC_SIG    (any)   a signature over every byte of the record
+ *                           before this section's type, preceded by the
+ *                           context string NODESIG_CONTEXT (nodesig.h);
+ *                           when there, it is the last section (a traffic
+ *                           report's hops field is taken as 0 in what it
+ *                           covers, since every hop rewrites it)
  *
  * A section of a type this version does not know, or not of the record's
  * kind, is skipped, and the record keeps it: it is stored and flooded on
@@ -65,12 +70,13 @@
  * a signature keeps covering them).  Malformed, closing the link that sent
  * it: a short field or section, a section running past the record, a bad
  * name, a multicast MAC, version 0, a section a kind needs given twice,
+ * an empty or second certificate,
  * items that do not fill their section exactly, bytes after NODE_SEC_SIG,
  * or a version other than 2.  Refused and counted, the link staying: a
  * well-formed record over a limit (more than NODE_LINKS_MAX links,
  * NODE_PAGE_MACS MACs in a page, a page id of NODE_MAC_PAGES or more,
  * NODE_ADDRS_MAX addresses, NODE_ROWS_MAX rows of either kind,
- * NODE_RECORD_MAX bytes, a sequence above NODE_SEQ_MAX), or of a kind this
+ * NODE_RECORD_MAX bytes, a certificate over NODE_CERT_MAX bytes, a sequence above NODE_SEQ_MAX), or of a kind this
  * version does not know.
  *
  * Sequence numbers start from the wall clock in milliseconds, so that a
@@ -129,6 +135,7 @@
 #define NODE_LIFETIME_MIN	3
 #define NODE_LIFETIME_MAX	(3 * 3600)
 #define NODE_HOPS_MAX		64
+#define NODE_CERT_MAX		4096
 
 enum node_kind {
 	NODE_KIND_TOPO = 1,
@@ -144,6 +151,8 @@ enum node_sec {
 	NODE_SEC_TO = 5,
 	NODE_SEC_PAIRS = 6,
 	NODE_SEC_DSTS = 7,
+	/* 8 is reserved */
+	NODE_SEC_CERT = 9,
 	NODE_SEC_SIG = 255,
 };
 
@@ -199,6 +208,8 @@ struct node_rec {
 	uint16_t	 nlinks, nmacs, naddrs, nrows, ndsts;
 	uint16_t	 unknown;	/* sections, addresses skipped (not encoded) */
 	size_t		 signed_len;	/* bytes before NODE_SEC_SIG; 0: none */
+	size_t		 sig_off, sig_len;	/* its body, in the bytes */
+	size_t		 cert_off, cert_len;	/* NODE_SEC_CERT's; 0: none */
 	struct node_link links[NODE_LINKS_MAX];
 	struct node_mac	 macs[NODE_PAGE_MACS];
 	char		 addrs[NODE_ADDRS_MAX][NODE_ADDR_MAX + 1];

@@ -11,6 +11,7 @@
 #include "node.h"
 
 struct stmt;
+struct ssl_ctx_st;
 
 /*
  * What the control plane needs from below, each with arg.  A link is the
@@ -41,6 +42,12 @@ struct routing_env {
 			    size_t errlen);
 	/* 1 if links are to be dialled over TLS. */
 	int		 (*tls)(void *arg);
+	/*
+	 * The TLS context as it is now (reloads replace it), whose key signs
+	 * our records and whose CA store checks others'; NULL (or no such
+	 * function): a plain network, records unsigned and taken unchecked.
+	 */
+	struct ssl_ctx_st *(*tls_ctx)(void *arg);
 	/* Records held at most; 0: NODEDB_RECORDS_MAX (nodedb.h). */
 	size_t		 records_max;
 };

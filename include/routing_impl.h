@@ -10,6 +10,7 @@
 
 #include "ether.h"
 #include "node.h"
+#include "nodesig.h"
 #include "routing_env.h"
 #include "stmt.h"
 
@@ -93,6 +94,9 @@ struct routing_stats {
 	uint64_t	recomputed;
 	uint64_t	reports_in, reports_out, reports_forwarded;
 	uint64_t	reports_dropped;
+	/* Records refused unchecked or failing the check (nodesig.h). */
+	uint64_t	sig_refused[NODESIG_NRESULTS];
+	uint64_t	unsigned_out;	/* ours, left unsigned: no key */
 };
 
 struct routing {
@@ -107,6 +111,7 @@ struct routing {
 	struct stmt_hostport	 advertise;
 
 	struct nodedb		*db;
+	struct nodesig		*sig;		/* checked records, certificates */
 	struct spf		*spf;
 	struct traffic		*tm;
 	struct node_rec		*rec;		/* decode and encode scratch */
@@ -175,6 +180,11 @@ int		 routing_flood_input(struct routing *, struct routing_nbr *,
 		    const uint8_t *p, size_t n, const char **why);
 void		 routing_flood_late(struct routing *);
 void		 routing_flood_tick(struct routing *);
+/*
+ * Signs our record in p (n bytes, NODE_RECORD_MAX of room) on a TLS
+ * network: the length to send, n on a plain one, 0 if it cannot be sent.
+ */
+size_t		 routing_flood_sign(struct routing *, uint8_t *p, size_t n);
 
 /* routing_mac.c */
 unsigned int	 routing_mac_bucket(const struct routing *, const uint8_t *mac);

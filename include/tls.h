@@ -46,6 +46,18 @@ int	 tls_check_peer(SSL *, const char *node, char *why, size_t len);
  */
 int	 tls_failure(SSL *, unsigned long err, char *why, size_t len);
 
+/* Whether the certificate names node, exactly, in its CN or a DNS SAN. */
+int	 tls_cert_names(X509 *, const char *node);
+
+/*
+ * What a context holds now: its certificate and key (for signing node
+ * records) and its CA store with the CRL (for checking others').  Read
+ * anew at each use, since a reload replaces them; none is the caller's to
+ * free.  0, or -1 if one is missing.
+ */
+int	 tls_ctx_identity(SSL_CTX *, X509 **cert, EVP_PKEY **key,
+	    X509_STORE **store);
+
 /* "TLSv1.3 TLS_AES_256_GCM_SHA384": what a connection uses, for the log. */
 void	 tls_describe(SSL *, char *buf, size_t len);
 

@@ -79,6 +79,12 @@
  */
 #define WIRE_CAP_SHORTCUT	0x0004
 #define WIRE_CAP_DGRAM		0x0010	/* takes DGRAM messages */
+/*
+ * Signs its node records and takes only signed ones (nodesig.h): a node
+ * with TLS.  Said so that a peer's operator sees it; a node checks every
+ * record whatever its sender announced.
+ */
+#define WIRE_CAP_SIGNED		0x0040
 
 enum wire_type {
 	WIRE_HELLO = 1,

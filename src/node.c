@@ -294,7 +294,18 @@ node_decode(const uint8_t *p, size_t n, struct node_rec *r, const char **why)
 			if (rbuf_left(&b) != 0)
 				BAD("bytes after the signature of a record");
 			r->signed_len = at;
+			r->sig_off = (size_t)(body - p);
+			r->sig_len = len;
 			break;
+		}
+		if (type == NODE_SEC_CERT) {
+			if (len == 0 || r->cert_len != 0)
+				BAD("empty or second certificate in record");
+			if (len > NODE_CERT_MAX)
+				OVER("certificate in record too large");
+			r->cert_off = (size_t)(body - p);
+			r->cert_len = len;
+			continue;
 		}
 		if (!of_kind(r->kind, type)) {
 			r->unknown++;

@@ -270,6 +270,7 @@ routing_free(struct routing *r)
 	free(r->nbrs);
 	shortcut_free(r->sc);
 	nodedb_free(r->db);
+	nodesig_free(r->sig);
 	spf_free(r->spf);
 	traffic_free(r->tm);
 	free(r->rec);
@@ -319,6 +320,7 @@ routing_start(struct routing *r, const char *node)
 	    (r->spf = spf_new()) == NULL ||
 	    (r->tm = traffic_new(now, arc4random())) == NULL ||
 	    (r->rec = malloc(sizeof(*r->rec))) == NULL ||
+	    (r->sig = nodesig_new()) == NULL ||
 	    (r->enc = malloc(NODE_RECORD_MAX)) == NULL ||
 	    (r->rbuf = malloc(NODE_RECORD_MAX)) == NULL ||
 	    shortcut_start(r) == -1)
@@ -390,6 +392,9 @@ void
 routing_show_stats(struct routing *r, struct evbuffer *out)
 {
 	struct nodedb_stats ds;
+	struct nodesig_stats ss;
+	char		 name[48];
+	unsigned int	 i;
 
 	if (!r->on || !r->started)
 		return;
@@ -406,6 +411,16 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("records_malformed", r->st.malformed);
 	ROW("records_refused", r->st.refused);
 	ROW("records_seq_ahead", r->st.seq_ahead);
+	nodesig_stats(r->sig, &ss);
+	ROW("records_verified", ss.verified);
+	ROW("records_verify_cached", ss.record_hits);
+	ROW("records_cert_cached", ss.cert_hits);
+	for (i = NODESIG_OK + 1; i < NODESIG_NRESULTS; i++) {
+		snprintf(name, sizeof(name), "records_sig_%s",
+		    nodesig_result_name((enum nodesig_result)i));
+		ROW(name, r->st.sig_refused[i]);
+	}
+	ROW("records_unsigned_out", r->st.unsigned_out);
 	ROW("records_db_full", ds.full);
 	ROW("records_too_soon", ds.too_soon);
 	ROW("records_late", ds.late);

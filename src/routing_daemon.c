@@ -144,6 +144,17 @@ rd_tls(void *arg)
 	return rd->d->tls_cert[0] != '\0';
 }
 
+static struct ssl_ctx_st *
+rd_tls_ctx(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+	char			 err[256];
+
+	if (rd->d->tls_cert[0] == '\0')
+		return NULL;
+	return vnetd_tls(rd->d, err, sizeof(err));
+}
+
 static void
 rd_timer_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -221,7 +232,10 @@ rd_mod_caps(void *arg)
 {
 	struct routing_daemon	*rd = arg;
 
-	return routing_on(rd->r) ? WIRE_CAP_NODES : 0;
+	if (!routing_on(rd->r))
+		return 0;
+	return WIRE_CAP_NODES |
+	    (rd->d->tls_cert[0] != '\0' ? WIRE_CAP_SIGNED : 0);
 }
 
 static int
@@ -299,6 +313,7 @@ routing_daemon_add(struct vnetd *d)
 		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
 		.ifaces = rd_ifaces, .addrs = rd_addrs,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
+		.tls_ctx = rd_tls_ctx,
 	};
 	struct vnetd_module	 m = {
 		.name = "routing",

@@ -15,9 +15,11 @@
 #include "log.h"
 #include "node.h"
 #include "nodedb.h"
+#include "nodesig.h"
 #include "routing.h"
 #include "routing_impl.h"
 #include "shortcut.h"
+#include "tls.h"
 #include "traffic.h"
 #include "wire.h"
 
@@ -185,6 +187,79 @@ build_page(struct routing *r, unsigned int page)
 			}
 }
 
+static SSL_CTX *
+tls_now(struct routing *r)
+{
+	return r->env.tls_ctx != NULL ? r->env.tls_ctx(r->env.arg) : NULL;
+}
+
+size_t
+routing_flood_sign(struct routing *r, uint8_t *p, size_t n)
+{
+	SSL_CTX		*ctx;
+	X509		*cert;
+	EVP_PKEY	*key;
+	X509_STORE	*store;
+	size_t		 len;
+
+	if ((ctx = tls_now(r)) == NULL) {
+		if (r->env.tls != NULL && r->env.tls(r->env.arg))
+			r->st.unsigned_out++;	/* TLS that did not load */
+		return n;
+	}
+	if (tls_ctx_identity(ctx, &cert, &key, &store) == -1 ||
+	    (len = nodesig_sign(p, n, NODE_RECORD_MAX, cert, key)) == 0) {
+		if (routing_may_log(r, 10))
+			log_warnx("routing: our %s record could not be signed "
+			    "(certificate over %d bytes, record too large, or "
+			    "a key that cannot sign); not sent",
+			    node_kind_name(p[1]), NODE_CERT_MAX);
+		return 0;
+	}
+	return len;
+}
+
+/*
+ * On a TLS network, a record is kept or passed on only when its origin
+ * signed it (nodesig.h); one that fails is dropped and counted, its link
+ * staying: the sender may only be passing on what it was given.
+ */
+static int
+sig_ok(struct routing *r, struct routing_nbr *nb, const uint8_t *p,
+    size_t n)
+{
+	enum nodesig_result res;
+	SSL_CTX		*ctx;
+	X509		*cert;
+	EVP_PKEY	*key;
+	X509_STORE	*store;
+
+	if ((ctx = tls_now(r)) == NULL) {
+		if (r->env.tls == NULL || !r->env.tls(r->env.arg))
+			return 1;	/* a plain network */
+		res = NODESIG_CHAIN;	/* TLS that did not load */
+	} else if (tls_ctx_identity(ctx, &cert, &key, &store) == -1)
+		res = NODESIG_CHAIN;
+	else
+		res = nodesig_verify(r->sig, store, p, n, r->rec,
+		    routing_now(r));
+	if (res == NODESIG_OK)
+		return 1;
+	r->st.sig_refused[res]++;
+	if (routing_may_log(r, 11))
+		log_warnx("routing: %s record of node %s, sequence %llu, from "
+		    "link %s refused: %s", node_kind_name(r->rec->kind),
+		    r->rec->name, (unsigned long long)r->rec->seq, nb->name,
+		    res == NODESIG_UNSIGNED ? "not signed" :
+		    res == NODESIG_NO_CERT ? "signed without a certificate" :
+		    res == NODESIG_BAD_CERT ? "its certificate does not parse" :
+		    res == NODESIG_CHAIN ? "its certificate is not valid "
+		    "under our tls-ca (or revoked)" :
+		    res == NODESIG_NAME ? "its certificate does not name the "
+		    "node" : "bad signature");
+	return 0;
+}
+
 static void
 originate_one(struct routing *r, unsigned int what)
 {
@@ -201,6 +276,8 @@ originate_one(struct routing *r, unsigned int what)
 		    node_kind_name(r->rec->kind));
 		return;
 	}
+	if ((n = routing_flood_sign(r, r->enc, n)) == 0)
+		return;
 	memset(&h, 0, sizeof(h));
 	h.kind = r->rec->kind;
 	h.id = r->rec->id;
@@ -336,6 +413,8 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 		r->st.malformed++;
 		return -1;
 	}
+	if (v == NODE_OK && !sig_ok(r, nb, p, n))
+		return 0;
 	if (v == NODE_OK && r->rec->kind == NODE_KIND_TRAFFIC)
 		return routing_traffic_input(r, nb, p, n, why);
 	if (v == NODE_REFUSED || r->rec->seq > r->env.wall_ms(r->env.arg) +

@@ -186,7 +186,8 @@ send_report(struct routing *r, const char *to, const struct node_row *rows,
 		memcpy(rec->rows, rows, nrows * sizeof(rows[0]));
 	if (ndsts > 0)
 		memcpy(rec->dsts, dsts, ndsts * sizeof(dsts[0]));
-	if ((n = node_encode(r->rbuf, NODE_RECORD_MAX, rec)) == 0)
+	if ((n = node_encode(r->rbuf, NODE_RECORD_MAX, rec)) == 0 ||
+	    (n = routing_flood_sign(r, r->rbuf, n)) == 0)
 		return;
 	r->st.reports_out++;
 	routing_flood_send(r, nb, r->rbuf, n);

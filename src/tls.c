@@ -18,7 +18,6 @@
 			"TLS_AES_128_GCM_SHA256"
 #define TLS_VERIFY_DEPTH	4
 
-static int	tls_cert_names(X509 *, const char *node);
 
 /* The reason of the last OpenSSL error, or what the caller says. */
 static const char *
@@ -257,7 +256,7 @@ asn1_is(const ASN1_STRING *a, const char *s)
  * comparison, not X509_check_host(): node names are not host names (case
  * matters, '_' is allowed) and a wildcard must never match one.
  */
-static int
+int
 tls_cert_names(X509 *cert, const char *node)
 {
 	GENERAL_NAMES		*sans;
@@ -464,4 +463,14 @@ tls_write(SSL *ssl, const void *buf, size_t len, size_t *n,
 	}
 	*n = 0;
 	return tls_result(ssl, r, err);
+}
+
+int
+tls_ctx_identity(SSL_CTX *ctx, X509 **cert, EVP_PKEY **key,
+    X509_STORE **store)
+{
+	*cert = SSL_CTX_get0_certificate(ctx);
+	*key = SSL_CTX_get0_privatekey(ctx);
+	*store = SSL_CTX_get_cert_store(ctx);
+	return *cert != NULL && *key != NULL && *store != NULL ? 0 : -1;
 }

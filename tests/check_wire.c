@@ -242,7 +242,7 @@ START_TEST(caps_distinct)
 {
 	static const uint16_t caps[] = {
 		WIRE_CAP_GSO, WIRE_CAP_NODES_V1, WIRE_CAP_NODES,
-		WIRE_CAP_SHORTCUT, WIRE_CAP_DGRAM,
+		WIRE_CAP_SHORTCUT, WIRE_CAP_DGRAM, WIRE_CAP_SIGNED,
 	};
 	uint16_t	 seen = 0;
 	size_t		 i;
