@@ -16,7 +16,10 @@
  * for NODESIG_RECHECK_MS, so that each new record of a node costs one
  * signature check, not a chain walk; and the digests of the records it
  * last found good, one per (kind, id), so that a record that comes again
- * costs a hash.  A store that changes (a reload) empties the cache.
+ * costs a hash; and the one certificate that last chained, so that
+ * records in many names under one certificate (an insider's forgeries)
+ * cost a hash and a name check each.  A store that changes (a reload)
+ * empties the cache.
  */
 #ifndef VNET_NODESIG_H
 #define VNET_NODESIG_H

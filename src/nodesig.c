@@ -35,6 +35,13 @@ struct nodesig {
 	struct nodesig_origin	*b[NODESIG_BUCKETS];
 	size_t			 n;
 	X509_STORE		*store;		/* what the cache was made under */
+	/*
+	 * The certificate that last chained, whatever it named: records in
+	 * many names under one certificate (an insider's) cost no chain walk.
+	 */
+	X509			*last;
+	uint8_t			 last_hash[SHA256_DIGEST_LENGTH];
+	uint64_t		 last_ms;
 	uint8_t			*msg;		/* context || signed bytes */
 	struct nodesig_stats	 st;
 };
@@ -77,9 +84,11 @@ flush(struct nodesig *s)
 		}
 		s->b[i] = NULL;
 	}
-	if (s->n > 0)
+	if (s->n > 0 || s->last != NULL)
 		s->st.flushed++;
 	s->n = 0;
+	X509_free(s->last);
+	s->last = NULL;
 }
 
 void
@@ -179,29 +188,52 @@ sig_check(uint8_t *msg, EVP_PKEY *pub, const uint8_t *p,
 }
 
 /* The certificate's key if it is good for rec's origin, else why not. */
+/*
+ * The certificate's key if it is good for rec's origin, else why not;
+ * with s, the chain walk is skipped for the certificate that last chained
+ * (cd: the SHA-256 of its DER), and remembered for the next.
+ */
 static enum nodesig_result
-cert_check(X509_STORE *store, const uint8_t *p, const struct node_rec *rec,
+cert_check(struct nodesig *s, X509_STORE *store, const uint8_t *p,
+    const struct node_rec *rec, const uint8_t *cd, uint64_t now_ms,
     EVP_PKEY **pub)
 {
 	const uint8_t	*d = p + rec->cert_off;
-	X509_STORE_CTX	*sc;
+	X509_STORE_CTX	*sc = NULL;
 	X509		*cert;
 	enum nodesig_result res = NODESIG_OK;
+	int		 chained = 0;
 
 	*pub = NULL;
-	if ((cert = d2i_X509(NULL, &d, (long)rec->cert_len)) == NULL ||
+	if (s != NULL && s->last != NULL &&
+	    memcmp(s->last_hash, cd, SHA256_DIGEST_LENGTH) == 0 &&
+	    now_ms - s->last_ms < NODESIG_RECHECK_MS) {
+		cert = s->last;
+		X509_up_ref(cert);
+		chained = 1;
+		s->st.cert_hits++;
+	} else if ((cert = d2i_X509(NULL, &d, (long)rec->cert_len)) == NULL ||
 	    d != p + rec->cert_off + rec->cert_len) {
 		X509_free(cert);
 		return NODESIG_BAD_CERT;
 	}
-	if ((sc = X509_STORE_CTX_new()) == NULL ||
+	if (!chained && ((sc = X509_STORE_CTX_new()) == NULL ||
 	    X509_STORE_CTX_init(sc, store, cert, NULL) != 1 ||
-	    X509_verify_cert(sc) != 1)
+	    X509_verify_cert(sc) != 1))
 		res = NODESIG_CHAIN;
-	else if (!tls_cert_names(cert, rec->name))
-		res = NODESIG_NAME;
-	else if ((*pub = X509_get_pubkey(cert)) == NULL)
-		res = NODESIG_BAD_CERT;
+	else {
+		if (!chained && s != NULL) {
+			X509_free(s->last);
+			X509_up_ref(cert);
+			s->last = cert;
+			memcpy(s->last_hash, cd, SHA256_DIGEST_LENGTH);
+			s->last_ms = now_ms;
+		}
+		if (!tls_cert_names(cert, rec->name))
+			res = NODESIG_NAME;
+		else if ((*pub = X509_get_pubkey(cert)) == NULL)
+			res = NODESIG_BAD_CERT;
+	}
 	X509_STORE_CTX_free(sc);
 	X509_free(cert);
 	return res;
@@ -227,7 +259,8 @@ nodesig_verify_once(X509_STORE *store, const uint8_t *p, size_t n,
 
 	(void)n;
 	if ((res = shape(rec)) != NODESIG_OK ||
-	    (res = cert_check(store, p, rec, &pub)) != NODESIG_OK)
+	    (res = cert_check(NULL, store, p, rec, NULL, 0, &pub)) !=
+	    NODESIG_OK)
 		return res;
 	if ((msg = malloc(CTX_LEN + rec->signed_len)) == NULL)
 		res = NODESIG_BAD_SIG;
@@ -287,7 +320,8 @@ nodesig_verify(struct nodesig *s, X509_STORE *store, const uint8_t *p,
 	if (o != NULL)
 		s->st.cert_hits++;
 	else {
-		if ((res = cert_check(store, p, rec, &pub)) != NODESIG_OK)
+		if ((res = cert_check(s, store, p, rec, cd, now_ms, &pub)) !=
+		    NODESIG_OK)
 			return res;
 		if (*op == NULL) {
 			if (s->n >= NODESIG_ORIGINS_MAX) {

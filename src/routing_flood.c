@@ -413,10 +413,9 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 		r->st.malformed++;
 		return -1;
 	}
-	if (v == NODE_OK && !sig_ok(r, nb, p, n))
-		return 0;
 	if (v == NODE_OK && r->rec->kind == NODE_KIND_TRAFFIC)
-		return routing_traffic_input(r, nb, p, n, why);
+		return sig_ok(r, nb, p, n) ?
+		    routing_traffic_input(r, nb, p, n, why) : 0;
 	if (v == NODE_REFUSED || r->rec->seq > r->env.wall_ms(r->env.arg) +
 	    ROUTING_SEQ_AHEAD) {
 		if (v == NODE_REFUSED)
@@ -430,6 +429,9 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 			    "the clock");
 		return 0;
 	}
+	/* After the cheap refusals: a check costs a signature. */
+	if (!sig_ok(r, nb, p, n))
+		return 0;
 	memset(&h, 0, sizeof(h));
 	h.kind = r->rec->kind;
 	h.id = r->rec->id;

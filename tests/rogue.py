@@ -3,13 +3,23 @@
 in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
-usage: rogue.py HOST PORT CA CERT KEY [records]
+usage: rogue.py HOST PORT CA CERT KEY [records|sigrec]
        rogue.py --poison HOST PORT MAC SECONDS
 
 With "records" it speaks the control plane instead (routing auto): over one
 link it floods records, claims a thousand MACs, sends another node's
 record with a huge sequence, then a malformed record; only the last may
-close the link.
+close the link.  Its records are signed with KEY, as a node's are on a
+TLS network (include/nodesig.h), so that they get as far as an insider's
+can.
+
+With "sigrec" it forges records against the signatures: it reads host2's
+topology record off the database exchange, then sends it with the next
+sequence number, emptied, four ways (unsigned; signed by the rogue's own
+certificate; host2's certificate and signature kept; host2's certificate
+with the rogue's signature), and a record of a node that does not exist
+("ghost"), signed by the rogue.  Each must be refused with the link
+staying up; it prints "rogue: host2 sequence N" and one line per forgery.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -42,6 +52,10 @@ else:
 HANDSHAKE_TIMEOUT = 10          # vnetd's CONN_HANDSHAKE_TIMEOUT
 HELLO, FRAME, KEEPALIVE, BYE, NODE = 1, 2, 3, 4, 5
 CAP_NODES = 0x0008	# node records of format 2
+CAP_SIGNED = 0x0040	# signs its records
+SEC_CERT, SEC_SIG = 9, 255
+SIG_CONTEXT = b"vnet-node-record-v1"
+SIGNER = None		# (certificate DER, private key) once loaded
 POISON_PAIRS = 4000
 BAD_OFFLOAD = 10
 
@@ -214,9 +228,39 @@ def poison():
     return 0
 
 
-def record(name, seq, lifetime=3, links=(), macs=None, trailing=b""):
+def load_signer():
+    """The rogue's certificate and key, to sign records with (needs the
+    cryptography module)."""
+    global SIGNER
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    with open(CERT, "rb") as f:
+        cert = x509.load_pem_x509_certificate(f.read())
+    with open(KEY, "rb") as f:
+        key = serialization.load_pem_private_key(f.read(), password=None)
+    SIGNER = (cert.public_bytes(serialization.Encoding.DER), key)
+
+
+def sign(b, der, key):
+    """Record bytes b with a certificate section (der) and a signature by
+    key over the context string and all that comes before it."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    if der is not None:
+        b += struct.pack("!BH", SEC_CERT, len(der)) + der
+    msg = SIG_CONTEXT + b
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        sig = key.sign(msg, ec.ECDSA(hashes.SHA256()))
+    else:
+        sig = key.sign(msg)
+    return b + struct.pack("!BH", SEC_SIG, len(sig)) + sig
+
+
+def record(name, seq, lifetime=3, links=(), macs=None, trailing=b"",
+           signed=True):
     """A node record (include/node.h, format 2) in a NODE message: the
-    topology record of name, or with macs its MAC page 0."""
+    topology record of name, or with macs its MAC page 0; signed by the
+    rogue once its key is loaded."""
     kind = 1 if macs is None else 2
     b = struct.pack("!BBHII", 2, kind, lifetime, seq >> 32, seq & 0xFFFFFFFF)
     b += bytes([len(name)]) + name + struct.pack("!H", 0)
@@ -227,30 +271,122 @@ def record(name, seq, lifetime=3, links=(), macs=None, trailing=b""):
     else:
         body = b"".join(m + struct.pack("!I", 1) for m in macs)
         b += struct.pack("!BH", 4, len(body)) + body
+    if signed and SIGNER is not None:
+        b = sign(b, *SIGNER)
     b += trailing
     return hdr(NODE, len(b)) + b
 
 
-def drain(s, stop):
+def sections(b):
+    """A record's fixed part's length and its sections: (type, offset of
+    the section's header, body)."""
+    at = 13 + b[12] + 2
+    out = []
+    while at + 3 <= len(b):
+        t, n = struct.unpack_from("!BH", b, at)
+        out.append((t, at, b[at + 3:at + 3 + n]))
+        at += 3 + n
+    return out
+
+
+def drain(s, stop, seen=None):
     """Reads (and drops) what the daemon sends, so that it never blocks.
 
     It waits with select, not a socket timeout: the timeout is the socket's,
     and would also cut short the writer's sendall to a daemon slow to read
-    (a sanitizer build)."""
+    (a sanitizer build).  With seen, a dict, every NODE message's payload
+    is kept in it by (origin, kind), the newest."""
+    buf = b""
     while not stop.is_set():
         pending = isinstance(s, ssl.SSLSocket) and s.pending() > 0
         if not pending and not select.select([s], [], [], 0.2)[0]:
             continue
         try:
-            if not s.recv(65536):
+            got = s.recv(65536)
+            if not got:
                 return
         except ssl.SSLWantReadError:
             continue
         except (ConnectionError, ssl.SSLError, OSError):
             return
+        if seen is None:
+            continue
+        buf += got
+        while len(buf) >= 8:
+            mtype, _, _, _, n = struct.unpack_from("!BBBBI", buf)
+            if len(buf) < 8 + n:
+                break
+            p, buf = buf[8:8 + n], buf[8 + n:]
+            if mtype == NODE and len(p) >= 16:
+                key = (p[13:13 + p[12]], p[1])
+                with lock:
+                    seen[key] = p
+
+
+def sigrec():
+    """Forged records against the signature check: each refused, the link
+    staying."""
+    load_signer()
+    der, key = SIGNER
+    s = connect(True)
+    s.sendall(hello(caps=CAP_NODES | CAP_SIGNED))
+    stop = threading.Event()
+    seen = {}
+    t = threading.Thread(target=drain, args=(s, stop, seen))
+    t.start()
+    deadline = time.monotonic() + 15
+    real = None
+    while time.monotonic() < deadline and real is None:
+        time.sleep(0.1)
+        with lock:
+            real = seen.get((b"host2", 1))
+    if real is None:
+        say("host2's topology record never came")
+        failures.append("host2's record")
+        stop.set()
+        t.join()
+        return
+    seq = struct.unpack_from("!Q", real, 4)[0]
+    say("host2 sequence %d" % seq)
+    secs = sections(real)
+    cert2 = [body for (ty, _, body) in secs if ty == SEC_CERT]
+    if not cert2:
+        say("host2's record has no certificate: not signed")
+        failures.append("host2 unsigned")
+    # host2's record, the next sequence, no links, no addresses.
+    empty = struct.pack("!BBHQ", 2, 1, real[2] << 8 | real[3], seq + 1)
+    empty += real[12:13 + real[12]] + b"\0\0" + struct.pack("!BH", 1, 0)
+    forged = [
+        ("unsigned", empty),
+        ("signed by the rogue", sign(empty, der, key)),
+    ]
+    if cert2:
+        sig2 = [body for (ty, _, body) in secs if ty == SEC_SIG]
+        forged.append(("host2's certificate and signature",
+                       empty + struct.pack("!BH", SEC_CERT, len(cert2[0])) +
+                       cert2[0] + struct.pack("!BH", SEC_SIG,
+                                              len(sig2[0])) + sig2[0]))
+        forged.append(("host2's certificate, the rogue's signature",
+                       sign(empty, cert2[0], key)))
+    for name, b in forged:
+        s.sendall(hdr(NODE, len(b)) + b)
+        say("sent host2's record, sequence %d, empty, %s" % (seq + 1, name))
+    s.sendall(record(b"ghost", int(time.time() * 1000), lifetime=60,
+                     links=[b"proxy"]))
+    say("sent a record of node ghost, signed by the rogue")
+    time.sleep(2)
+    ok = t.is_alive()
+    say("link %s" % ("still up" if ok else "CLOSED"))
+    if not ok:
+        failures.append("link closed")
+    s.sendall(hdr(BYE, 0))
+    stop.set()
+    t.join()
+    s.close()
 
 
 def records():
+    load_signer()
     s = connect(True)
     s.sendall(hello(caps=CAP_NODES))
     stop = threading.Event()
@@ -289,7 +425,7 @@ def records():
     if not still_open("another node's record, huge sequence"):
         return
     # 4. A malformed record: the link must close.
-    s.sendall(record(b"rogue", now + 9000, trailing=b"junk"))
+    s.sendall(record(b"rogue", now + 9000, trailing=b"junk", signed=False))
     t.join(5)
     ok = not t.is_alive()
     say("malformed record: %s" % ("closed" if ok else "NOT CLOSED"))
@@ -301,8 +437,8 @@ def records():
 
 
 def main():
-    if len(sys.argv) > 6 and sys.argv[6] == "records":
-        records()
+    if len(sys.argv) > 6 and sys.argv[6] in ("records", "sigrec"):
+        records() if sys.argv[6] == "records" else sigrec()
         if failures:
             say("failed: " + ", ".join(failures))
             return 1
