@@ -1,0 +1,208 @@
+/*
+ * bench/nodesig: what signed node records (nodesig.h) cost, each as a
+ * ratio to decoding the same record (node_decode()) in the same run: a
+ * topology record of 8 links and an address, with a P-256 key (what
+ * vnet-ca makes) and with Ed25519.  Signing is encoding and signing one
+ * record; checking without the cache walks the chain each time; with the
+ * cache, a new sequence under a certificate found good before costs the
+ * signature only, and the same record again costs a hash.  Build with
+ * `make bench/nodesig`, run by hand.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "node.h"
+#include "nodesig.h"
+
+#define POOL	256
+
+static struct node_rec	 rec, dec;
+
+static double
+now_s(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+need(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "nodesig: %s failed\n", what);
+		exit(1);
+	}
+}
+
+static EVP_PKEY *
+keygen(int type)
+{
+	EVP_PKEY_CTX	*pc;
+	EVP_PKEY	*k = NULL;
+
+	need((pc = EVP_PKEY_CTX_new_id(type, NULL)) != NULL &&
+	    EVP_PKEY_keygen_init(pc) == 1 && (type != EVP_PKEY_EC ||
+	    EVP_PKEY_CTX_set_ec_paramgen_curve_nid(pc,
+	    NID_X9_62_prime256v1) == 1) && EVP_PKEY_keygen(pc, &k) == 1,
+	    "keygen");
+	EVP_PKEY_CTX_free(pc);
+	return k;
+}
+
+static X509 *
+certify(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey)
+{
+	X509_EXTENSION	*e;
+	X509_NAME	*n;
+	X509		*x;
+
+	need((x = X509_new()) != NULL, "X509_new");
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), issuer == NULL ? 1 : 2);
+	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+	X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600);
+	n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+	    (const unsigned char *)cn, -1, -1, 0);
+	X509_set_issuer_name(x, issuer != NULL ?
+	    X509_get_subject_name(issuer) : n);
+	X509_set_pubkey(x, key);
+	e = X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints,
+	    issuer == NULL ? "critical,CA:TRUE" : "critical,CA:FALSE");
+	X509_add_ext(x, e, -1);
+	X509_EXTENSION_free(e);
+	need(X509_sign(x, ikey != NULL ? ikey : key, EVP_sha256()) > 0,
+	    "X509_sign");
+	return x;
+}
+
+static void
+topo(uint64_t seq)
+{
+	unsigned int	 i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = NODE_KIND_TOPO;
+	snprintf(rec.name, sizeof(rec.name), "host1");
+	rec.seq = seq;
+	rec.lifetime = 5400;
+	rec.nlinks = 8;
+	for (i = 0; i < rec.nlinks; i++) {
+		snprintf(rec.links[i].name, sizeof(rec.links[i].name),
+		    "host%u", i + 2);
+		rec.links[i].rtt_us = 1000 + i;
+	}
+	rec.naddrs = 1;
+	snprintf(rec.addrs[0], sizeof(rec.addrs[0]), "10.66.0.2:7870");
+}
+
+struct signed_rec {
+	uint8_t		 b[NODE_RECORD_MAX];
+	size_t		 n;
+	struct node_rec	 r;
+};
+
+static void
+run(const char *what, int type, X509_STORE *store, X509 *ca, EVP_PKEY *cak,
+    int iters)
+{
+	static struct signed_rec pool[POOL];
+	struct nodesig	*s;
+	EVP_PKEY	*key = keygen(type);
+	X509		*cert = certify("host1", key, ca, cak);
+	const char	*why;
+	double		 t, dec_ns, sign_ns, once_ns, cert_ns, same_ns;
+	size_t		 n;
+	int		 i;
+
+	for (i = 0; i < POOL; i++) {
+		topo(1000 + (uint64_t)i);
+		n = node_encode(pool[i].b, sizeof(pool[i].b), &rec);
+		need((pool[i].n = nodesig_sign(pool[i].b, n,
+		    sizeof(pool[i].b), cert, key)) > 0, "sign");
+		need(node_decode(pool[i].b, pool[i].n, &pool[i].r, &why) ==
+		    NODE_OK, "decode");
+	}
+	t = now_s();
+	for (i = 0; i < iters * 10; i++)
+		need(node_decode(pool[i % POOL].b, pool[i % POOL].n, &dec,
+		    &why) == NODE_OK, "decode");
+	dec_ns = (now_s() - t) * 1e9 / (iters * 10);
+	t = now_s();
+	for (i = 0; i < iters; i++) {
+		topo(5000 + (uint64_t)i);
+		n = node_encode(pool[0].b, sizeof(pool[0].b), &rec);
+		need(nodesig_sign(pool[0].b, n, sizeof(pool[0].b), cert,
+		    key) > 0, "sign");
+	}
+	sign_ns = (now_s() - t) * 1e9 / iters;
+	need(node_decode(pool[0].b, pool[0].n = nodesig_sign(pool[0].b,
+	    node_encode(pool[0].b, sizeof(pool[0].b), &rec),
+	    sizeof(pool[0].b), cert, key), &pool[0].r, &why) == NODE_OK,
+	    "re-sign");
+	pool[0].r.seq = rec.seq;
+	t = now_s();
+	for (i = 0; i < iters; i++)
+		need(nodesig_verify_once(store, pool[i % POOL].b,
+		    pool[i % POOL].n, &pool[i % POOL].r) == NODESIG_OK,
+		    "verify");
+	once_ns = (now_s() - t) * 1e9 / iters;
+	/* Each record once, the certificate cached: a new sequence each. */
+	need((s = nodesig_new()) != NULL, "nodesig_new");
+	need(nodesig_verify(s, store, pool[0].b, pool[0].n, &pool[0].r, 0) ==
+	    NODESIG_OK, "verify");
+	t = now_s();
+	for (i = 1; i < POOL; i++)
+		need(nodesig_verify(s, store, pool[i].b, pool[i].n,
+		    &pool[i].r, 0) == NODESIG_OK, "verify cached");
+	cert_ns = (now_s() - t) * 1e9 / (POOL - 1);
+	t = now_s();
+	for (i = 0; i < iters * 10; i++)
+		need(nodesig_verify(s, store, pool[POOL - 1].b,
+		    pool[POOL - 1].n, &pool[POOL - 1].r, 0) == NODESIG_OK,
+		    "verify again");
+	same_ns = (now_s() - t) * 1e9 / (iters * 10);
+	nodesig_free(s);
+	printf("%s, a %zu-byte record (%d links)\n", what, pool[1].n,
+	    rec.nlinks);
+	printf("  %-44s %10.0f ns %8s\n", "node_decode (the reference)",
+	    dec_ns, "1.0");
+	printf("  %-44s %10.0f ns %8.1f\n", "encode and sign", sign_ns,
+	    sign_ns / dec_ns);
+	printf("  %-44s %10.0f ns %8.1f\n", "check, no cache (chain, signature)",
+	    once_ns, once_ns / dec_ns);
+	printf("  %-44s %10.0f ns %8.1f\n", "check, certificate cached (new seq)",
+	    cert_ns, cert_ns / dec_ns);
+	printf("  %-44s %10.0f ns %8.1f\n", "check, the same record again",
+	    same_ns, same_ns / dec_ns);
+	X509_free(cert);
+	EVP_PKEY_free(key);
+}
+
+int
+main(int argc, char **argv)
+{
+	EVP_PKEY	*cak = keygen(EVP_PKEY_EC);
+	X509		*ca = certify("ca", cak, NULL, NULL);
+	X509_STORE	*store;
+	int		 iters = argc > 1 ? atoi(argv[1]) : 2000;
+
+	need(iters > 0, "iterations");
+	need((store = X509_STORE_new()) != NULL &&
+	    X509_STORE_add_cert(store, ca) == 1, "store");
+	printf("cost per record, and as a ratio to decoding it\n");
+	run("P-256", EVP_PKEY_EC, store, ca, cak, iters);
+	run("Ed25519", EVP_PKEY_ED25519, store, ca, cak, iters);
+	X509_STORE_free(store);
+	X509_free(ca);
+	EVP_PKEY_free(cak);
+	return 0;
+}
