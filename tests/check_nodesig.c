@@ -2,8 +2,8 @@
  * Signed node records (nodesig.h): a record signed with a P-256 or an
  * Ed25519 key checks under the CA; every byte it covers, changed, makes it
  * fail; a certificate that names another node, or comes from another CA,
- * is refused; a record without a signature or without a certificate is
- * refused; a traffic report's hops may change on the way.  The cache: the
+ * is refused, and so is one the CA's CRL revokes; a record without a
+ * signature or without a certificate is refused; a traffic report's hops may change on the way.  The cache: the
  * same record again costs no check, a new sequence under the same
  * certificate no chain walk, and a record changed at the same sequence is
  * still refused.  The codec's side: the certificate section at most once,
@@ -227,6 +227,41 @@ START_TEST(other_ca)
 }
 END_TEST
 
+/* The CA's CRL revokes n1: its records go, n2's stay. */
+START_TEST(revoked)
+{
+	X509_REVOKED	*rv;
+	X509_CRL	*crl;
+	ASN1_TIME	*t;
+	size_t		 n;
+
+	ck_assert_ptr_nonnull(crl = X509_CRL_new());
+	X509_CRL_set_version(crl, 1);
+	X509_CRL_set_issuer_name(crl, X509_get_subject_name(ca1.cert));
+	t = ASN1_TIME_new();
+	X509_gmtime_adj(t, -60);
+	X509_CRL_set1_lastUpdate(crl, t);
+	X509_gmtime_adj(t, 3600);
+	X509_CRL_set1_nextUpdate(crl, t);
+	ck_assert_ptr_nonnull(rv = X509_REVOKED_new());
+	X509_REVOKED_set_serialNumber(rv, X509_get_serialNumber(n1.cert));
+	X509_gmtime_adj(t, -30);
+	X509_REVOKED_set_revocationDate(rv, t);
+	X509_CRL_add0_revoked(crl, rv);
+	ASN1_TIME_free(t);
+	ck_assert_int_gt(X509_CRL_sign(crl, ca1.key, EVP_sha256()), 0);
+	ck_assert_int_eq(X509_STORE_add_crl(store, crl), 1);
+	X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);
+	topo("n1", 100);
+	n = signed_by(&n1);
+	ck_assert_int_eq(check(buf, n), NODESIG_CHAIN);
+	topo("n2", 100);
+	n = signed_by(&n2);
+	ck_assert_int_eq(check(buf, n), NODESIG_OK);
+	X509_CRL_free(crl);
+}
+END_TEST
+
 /* A report's hops change at every hop, outside the signature. */
 START_TEST(traffic_hops)
 {
@@ -352,6 +387,7 @@ main(void)
 	tcase_add_test(tc, tampered);
 	tcase_add_test(tc, wrong_name);
 	tcase_add_test(tc, other_ca);
+	tcase_add_test(tc, revoked);
 	tcase_add_test(tc, traffic_hops);
 	tcase_add_test(tc, cache);
 	tcase_add_test(tc, cert_section);
