@@ -76,8 +76,8 @@
  * well-formed record over a limit (more than NODE_LINKS_MAX links,
  * NODE_PAGE_MACS MACs in a page, a page id of NODE_MAC_PAGES or more,
  * NODE_ADDRS_MAX addresses, NODE_ROWS_MAX rows of either kind,
- * NODE_RECORD_MAX bytes, a certificate over NODE_CERT_MAX bytes, a sequence above NODE_SEQ_MAX), or of a kind this
- * version does not know.
+ * NODE_RECORD_MAX bytes, a certificate over NODE_CERT_MAX bytes, a
+ * sequence above NODE_SEQ_MAX), or of a kind this version does not know.
  *
  * Sequence numbers start from the wall clock in milliseconds, so that a
  * restarted node starts above what it sent before; NODE_SEQ_MAX leaves

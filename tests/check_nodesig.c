@@ -3,11 +3,11 @@
  * Ed25519 key checks under the CA; every byte it covers, changed, makes it
  * fail; a certificate that names another node, or comes from another CA,
  * is refused, and so is one the CA's CRL revokes; a record without a
- * signature or without a certificate is refused; a traffic report's hops may change on the way.  The cache: the
- * same record again costs no check, a new sequence under the same
- * certificate no chain walk, and a record changed at the same sequence is
- * still refused.  The codec's side: the certificate section at most once,
- * not empty, and bounded.
+ * signature or without a certificate is refused; a traffic report's hops
+ * may change on the way.  The cache: the same record again costs no check,
+ * a new sequence under the same certificate no chain walk, and a record
+ * changed at the same sequence is still refused.  The codec's side: the
+ * certificate section at most once, not empty, and bounded.
  */
 #include <check.h>
 #include <stdio.h>
