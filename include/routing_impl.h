@@ -89,6 +89,7 @@ struct routing_stats {
 	uint64_t	macs_refused;	/* local table full */
 	uint64_t	claims;		/* MACs taken over from another node */
 	uint64_t	moved_away;	/* local MACs another node claimed */
+	uint64_t	withdrawn_down;	/* local MACs of an interface gone down */
 	uint64_t	conflicts;	/* ... while still sending here */
 	uint64_t	originated;
 	uint64_t	recomputed;

@@ -433,6 +433,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("macs_refused", r->st.macs_refused);
 	ROW("mac_claims", r->st.claims);
 	ROW("macs_moved_away", r->st.moved_away);
+	ROW("macs_withdrawn_down", r->st.withdrawn_down);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("traffic_overflow", traffic_overflow(r->tm));
 	ROW("traffic_reports_in", r->st.reports_in);

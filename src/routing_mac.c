@@ -294,6 +294,7 @@ void
 routing_mac_age(struct routing *r, uint64_t now)
 {
 	struct routing_lmac	*m, *mn;
+	char			 s[ETHER_ADDR_STRLEN];
 	size_t			 i;
 
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
@@ -301,6 +302,14 @@ routing_mac_age(struct routing *r, uint64_t now)
 			mn = m->next;
 			if (now - m->seen_ms >= ROUTING_LOCAL_AGE_MS)
 				local_del(r, m->mac);
+			else if (fwd_port_owner(m->port) == NULL) {
+				/* Its interface is down or gone: so is it. */
+				log_info("routing: MAC %s withdrawn: interface "
+				    "%s is down", ether_format(m->mac, s),
+				    fwd_port_name(m->port));
+				r->st.withdrawn_down++;
+				local_del(r, m->mac);
+			}
 		}
 }
 
