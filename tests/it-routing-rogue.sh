@@ -15,16 +15,7 @@
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 require_root
 require_binaries
-command -v python3 >/dev/null || skip "python3 is missing (the rogue client)"
-python3 -c 'import cryptography' 2>/dev/null || skip "python3's cryptography is missing (the rogue signs)"
-
-rstar_start 2
-DAEMONS=(proxy host1 host2)
-for d in "${DAEMONS[@]}"; do
-	wait_for 10 nodes_reachable "$d" 3 || fail "$d: show nodes: $(vctl "$d" show nodes)"
-done
-IP2=$(guest_ip 2)
-wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2 before the rogue comes"
+rogue_rstar
 cert_issue rogue
 node_add rogue 9
 c1=$(link_field proxy host1 connects)

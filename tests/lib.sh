@@ -702,6 +702,23 @@ rstar_host_conf() {
 	tls_conf "host$1"
 }
 
+# rogue_rstar: for a rogue that signs its records (tests/rogue.py): skips
+# without python3 and its cryptography module, else starts a star of two
+# hosts under routing and returns once every node reaches the others and
+# guest 1 pings guest 2 ($IP2); DAEMONS names the star's daemons.
+rogue_rstar() {
+	command -v python3 >/dev/null || skip "python3 is missing (the rogue client)"
+	python3 -c 'import cryptography' 2>/dev/null || skip "python3's cryptography is missing (the rogue signs)"
+	rstar_start 2
+	DAEMONS=(proxy host1 host2)
+	local d
+	for d in "${DAEMONS[@]}"; do
+		wait_for 10 nodes_reachable "$d" 3 || fail "$d: show nodes: $(vctl "$d" show nodes)"
+	done
+	IP2=$(guest_ip 2)
+	wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2 before the rogue comes"
+}
+
 # rstar_start N: namespaces, daemons and guests; returns when every link
 # is up.
 rstar_start() {
