@@ -51,6 +51,7 @@ struct event_base;
 struct evdns_base;
 struct link;
 struct ssl_ctx_st;
+struct x509_st;
 struct conn;
 struct conns;
 
@@ -266,6 +267,14 @@ void		 conn_unpend(struct conn *);
 void		 conn_fail_later(struct conn *, const char *why);
 int		 conn_tls(const struct conn *);
 int		 conn_fd(const struct conn *);
+/*
+ * TLS (conn_tls.c): c's peer checked again under a new context, 0 if it
+ * still verifies (or c is not TLS, or not through its handshake), else -1
+ * with why; the peer's certificate, or NULL.
+ */
+int		 conn_tls_recheck(struct conn *, struct ssl_ctx_st *,
+		    char *why, size_t);
+struct x509_st	*conn_tls_peer_cert(const struct conn *);
 
 /*
  * The output, for the link's drain: bytes handed to c and not yet to the

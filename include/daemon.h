@@ -118,6 +118,9 @@ struct vnetd {
 	char			 tls_crl[STMT_PATH_MAX + 1];
 	struct ssl_ctx_st	*tls;
 	char			 tls_warning[STMT_PATH_MAX + 256];
+	/* What tls was made from: the files' names and a hash of each. */
+	char			 tls_loaded[4][STMT_PATH_MAX + 1];
+	unsigned char		 tls_sum[4][32];
 
 	char			 control_group[STMT_ACCOUNT_MAX + 1];
 	gid_t			 control_gid;
@@ -209,5 +212,30 @@ struct ssl_ctx_st *vnetd_tls(struct vnetd *, char *err, size_t errlen);
 
 /* Statements only the configuration file may give (not vnetctl). */
 int	 vnetd_startup_only(enum stmt_kind);
+/* Of those, the ones a reload may change all the same (the tls-* files). */
+int	 vnetd_reloadable(enum stmt_kind);
+
+/*
+ * Reload's part for TLS, after the statements: if a tls-* file changed (in
+ * name, or in what it holds), a new context is made from the files, and
+ * from then on new connections use it; every established TLS connection
+ * whose peer no longer verifies under it is closed.  If it cannot be made,
+ * the running one stays, and the tls-* names with it.  emit (or NULL) is
+ * told each file whose content changed under the same name.  The number of
+ * those changes, or -1 with the reason in err.  vnetd_tls_changes() says
+ * the same for reload -n, and changes nothing.
+ */
+int	 vnetd_tls_reload(struct vnetd *, void (*emit)(int, const char *,
+	    void *), void *arg, char *err, size_t errlen);
+size_t	 vnetd_tls_changes(struct vnetd *, void (*emit)(int, const char *,
+	    void *), void *arg);
+
+/*
+ * Seconds until a certificate's notAfter (negative: past), of our own or
+ * of the peer on link l's connection: 0, or -1 if there is none (no TLS).
+ */
+int	 vnetd_tls_left(struct vnetd *, long long *not_after, long long *left);
+int	 vnetd_link_tls_left(const struct link *, long long *not_after,
+	    long long *left);
 
 #endif

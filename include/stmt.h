@@ -174,6 +174,7 @@ enum stmt_show {
 	STMT_SHOW_TRAFFIC_NODES,
 	STMT_SHOW_TRAFFIC_TOPOLOGY,	/* num: threshold, permille */
 	STMT_SHOW_ADAPT,
+	STMT_SHOW_TLS,		/* certificates in use, and their expiry */
 };
 #define STMT_THRESHOLD_DEFAULT	100	/* permille */
 #define STMT_REFRESH_MAX	3600	/* s, routing auto refresh */

@@ -84,4 +84,41 @@ enum tls_io	 tls_read(SSL *, void *, size_t, size_t *n, unsigned long *err);
 enum tls_io	 tls_write(SSL *, const void *, size_t, size_t *n,
 		    unsigned long *err);
 
+/* The own key and certificate, as the context holds them (not copies). */
+EVP_PKEY	*tls_ctx_key(SSL_CTX *);
+X509		*tls_ctx_cert(SSL_CTX *);
+
+/*
+ * What the files held when a context was made from them: a SHA-256 of each
+ * (cert, key, ca, crl), so that a reload tells a changed file from one only
+ * touched.  A file that cannot be read (or none: no CRL) hashes as zeros.
+ */
+enum tls_file { TLS_FILE_CERT, TLS_FILE_KEY, TLS_FILE_CA, TLS_FILE_CRL,
+	TLS_FILES };
+
+struct tls_digest {
+	unsigned char	 sum[TLS_FILES][32];
+};
+
+void	 tls_files_digest(const struct tls_files *, struct tls_digest *);
+/* "tls-cert" ...: the statement that names the file. */
+const char *tls_file_keyword(enum tls_file);
+
+/*
+ * An established connection's peer, checked again under another context
+ * (new tls-ca, new CRL): 0 if its chain still verifies, else -1 with why
+ * ("its certificate is revoked by the new CRL").
+ */
+int	 tls_recheck_peer(SSL_CTX *, SSL *, char *why, size_t len);
+
+/*
+ * A certificate's notAfter as a Unix time: 0, or -1 if it has none that
+ * reads.  The peer's (NULL: none) and our own.
+ */
+int	 tls_cert_not_after(X509 *, long long *t);
+X509	*tls_peer_cert(SSL *);
+
+/* Under this many seconds left, the own certificate is warned about. */
+#define TLS_EXPIRY_WARN_S	(30LL * 24 * 3600)
+
 #endif

@@ -455,3 +455,28 @@ const struct conn_io conn_tls_io = {
 	.describe = conn_tls_describe,
 	.free = conn_tls_free,
 };
+
+/*
+ * An established TLS connection checked under a new context: 0 if it may
+ * stay (or is not TLS, or not through its handshake), else -1 with why.
+ */
+int
+conn_tls_recheck(struct conn *c, struct ssl_ctx_st *ctx, char *why,
+    size_t len)
+{
+	struct conn_tls	*t;
+
+	if (c->io != &conn_tls_io || (t = conn_tls_of(c)) == NULL || !t->up)
+		return 0;
+	return tls_recheck_peer(ctx, t->ssl, why, len);
+}
+
+struct x509_st *
+conn_tls_peer_cert(const struct conn *c)
+{
+	struct conn_tls	*t;
+
+	if (c->io != &conn_tls_io || (t = conn_tls_of(c)) == NULL || !t->up)
+		return NULL;
+	return tls_peer_cert(t->ssl);
+}

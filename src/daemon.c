@@ -23,6 +23,10 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
+
 #include "config.h"
 #include "acl.h"
 #include "clock.h"
@@ -366,10 +370,34 @@ vnetd_free(struct vnetd *d)
 		SSL_CTX_free(d->tls);
 }
 
+static void
+tls_files_of(struct vnetd *d, struct tls_files *f)
+{
+	f->cert = d->tls_cert;
+	f->key = d->tls_key;
+	f->ca = d->tls_ca;
+	f->crl = d->tls_crl;
+}
+
+static void
+tls_loaded_set(struct vnetd *d, const struct tls_digest *dg)
+{
+	snprintf(d->tls_loaded[TLS_FILE_CERT], STMT_PATH_MAX + 1, "%s",
+	    d->tls_cert);
+	snprintf(d->tls_loaded[TLS_FILE_KEY], STMT_PATH_MAX + 1, "%s",
+	    d->tls_key);
+	snprintf(d->tls_loaded[TLS_FILE_CA], STMT_PATH_MAX + 1, "%s",
+	    d->tls_ca);
+	snprintf(d->tls_loaded[TLS_FILE_CRL], STMT_PATH_MAX + 1, "%s",
+	    d->tls_crl);
+	memcpy(d->tls_sum, dg->sum, sizeof(d->tls_sum));
+}
+
 SSL_CTX *
 vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 {
 	struct tls_files	 f;
+	struct tls_digest	 dg;
 
 	if (d->tls != NULL)
 		return d->tls;
@@ -378,13 +406,159 @@ vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 		snprintf(err, errlen, "tls needs tls-cert, tls-key and tls-ca");
 		return NULL;
 	}
-	f.cert = d->tls_cert;
-	f.key = d->tls_key;
-	f.ca = d->tls_ca;
-	f.crl = d->tls_crl;
-	d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
-	    sizeof(d->tls_warning));
+	tls_files_of(d, &f);
+	/* Before: a file changed meanwhile is made again by the next reload. */
+	tls_files_digest(&f, &dg);
+	if ((d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
+	    sizeof(d->tls_warning))) != NULL)
+		tls_loaded_set(d, &dg);
 	return d->tls;
+}
+
+/* The names given now, in enum tls_file's order. */
+static char *
+tls_path(struct vnetd *d, int i)
+{
+	char	*p[TLS_FILES] = { d->tls_cert, d->tls_key, d->tls_ca,
+	    d->tls_crl };
+
+	return p[i];
+}
+
+/* How many files hold other content under the same name; emit says each. */
+static size_t
+tls_content_changes(struct vnetd *d, const struct tls_digest *dg,
+    void (*emit)(int, const char *, void *), void *arg, int *renamed)
+{
+	char	 line[STMT_PATH_MAX + 64];
+	size_t	 n = 0;
+	int	 i;
+
+	*renamed = 0;
+	for (i = 0; i < TLS_FILES; i++) {
+		if (strcmp(tls_path(d, i), d->tls_loaded[i]) != 0) {
+			/* The statement itself is the change reported. */
+			*renamed = 1;
+			continue;
+		}
+		if (memcmp(dg->sum[i], d->tls_sum[i], sizeof(dg->sum[i])) == 0)
+			continue;
+		snprintf(line, sizeof(line), "tls: %s %s changed",
+		    tls_file_keyword(i), tls_path(d, i));
+		if (emit != NULL)
+			emit(0, line, arg);
+		n++;
+	}
+	return n;
+}
+
+size_t
+vnetd_tls_changes(struct vnetd *d, void (*emit)(int, const char *, void *),
+    void *arg)
+{
+	struct tls_files	 f;
+	struct tls_digest	 dg;
+	int			 renamed;
+
+	if (d->tls == NULL)
+		return 0;
+	tls_files_of(d, &f);
+	tls_files_digest(&f, &dg);
+	return tls_content_changes(d, &dg, emit, arg, &renamed);
+}
+
+/* One connection under the new context: closed if its peer fails it. */
+static void
+tls_recheck(struct vnetd *d, struct conn *c, const char *what)
+{
+	char	 why[sizeof(c->fail_buf)];
+
+	if (c == NULL || c->fail != NULL ||
+	    conn_tls_recheck(c, d->tls, why, sizeof(why)) == 0)
+		return;
+	log_warnx("%s: closed: %s", what, why);
+	snprintf(c->fail_buf, sizeof(c->fail_buf), "%s", why);
+	conn_fail_later(c, c->fail_buf);
+}
+
+static void
+tls_recheck_all(struct vnetd *d)
+{
+	struct link	*l;
+	struct conn	*c;
+	char		 what[INET6_ADDRSTRLEN + STMT_NAME_MAX + 24];
+
+	TAILQ_FOREACH(l, &d->links.list, entry) {
+		snprintf(what, sizeof(what), "link %s", l->name);
+		tls_recheck(d, l->conn, what);
+		tls_recheck(d, l->dialing, what);
+	}
+	TAILQ_FOREACH(c, &d->links.conns.pending, entry) {
+		snprintf(what, sizeof(what), "connection from %s", c->from);
+		tls_recheck(d, c, what);
+	}
+}
+
+int
+vnetd_tls_reload(struct vnetd *d, void (*emit)(int, const char *, void *),
+    void *arg, char *err, size_t errlen)
+{
+	struct tls_files	 f;
+	struct tls_digest	 dg;
+	SSL_CTX			*ctx;
+	char			 warn[sizeof(d->tls_warning)];
+	size_t			 n;
+	int			 i, renamed;
+
+	/* Not made yet: it will be, from the files as they are then. */
+	if (d->tls == NULL)
+		return 0;
+	tls_files_of(d, &f);
+	tls_files_digest(&f, &dg);
+	n = tls_content_changes(d, &dg, NULL, NULL, &renamed);
+	if (n == 0 && !renamed)
+		return 0;
+	if ((ctx = tls_ctx_new(&f, d->node, err, errlen, warn,
+	    sizeof(warn))) == NULL) {
+		for (i = 0; i < TLS_FILES; i++)
+			snprintf(tls_path(d, i), STMT_PATH_MAX + 1, "%s",
+			    d->tls_loaded[i]);
+		return -1;
+	}
+	(void)tls_content_changes(d, &dg, emit, arg, &renamed);
+	/* Connections made with the old one hold it as long as they last. */
+	SSL_CTX_free(d->tls);
+	d->tls = ctx;
+	tls_loaded_set(d, &dg);
+	snprintf(d->tls_warning, sizeof(d->tls_warning), "%s", warn);
+	log_info("TLS: files read again: certificate %s, CA %s%s%s",
+	    d->tls_cert, d->tls_ca, d->tls_crl[0] != '\0' ? ", CRL " : "",
+	    d->tls_crl);
+	if (warn[0] != '\0')
+		log_warnx("TLS: warning: %s", warn);
+	tls_recheck_all(d);
+	return (int)n;
+}
+
+int
+vnetd_tls_left(struct vnetd *d, long long *not_after, long long *left)
+{
+	if (d->tls == NULL ||
+	    tls_cert_not_after(tls_ctx_cert(d->tls), not_after) == -1)
+		return -1;
+	*left = *not_after - (long long)time(NULL);
+	return 0;
+}
+
+int
+vnetd_link_tls_left(const struct link *l, long long *not_after,
+    long long *left)
+{
+	if (l->conn == NULL ||
+	    tls_cert_not_after(conn_tls_peer_cert(l->conn), not_after) == -1)
+		return -1;
+	*left = *not_after - (long long)time(NULL);
+	return 0;
 }
 
 static int
@@ -422,13 +596,29 @@ route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 }
 
 int
+vnetd_reloadable(enum stmt_kind kind)
+{
+	switch (kind) {
+	/* A reload reads them again (vnetd_tls_reload()). */
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
 vnetd_startup_only(enum stmt_kind kind)
 {
 	switch (kind) {
 	case STMT_NODE:
 	case STMT_NETWORK:
 	case STMT_CONTROL:
-	/* Files read, sockets made and privileges dropped at start only. */
+	/* Files read (reload reads them again), sockets made and privileges
+	 * dropped at start only. */
 	case STMT_TLS_CERT:
 	case STMT_TLS_KEY:
 	case STMT_TLS_CA:
@@ -694,6 +884,65 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("vcc_ecn_cleared", vs.ecn_cleared);
 	ROW("vcc_cuts", vs.cuts);
 #undef ROW
+}
+
+/* One certificate's row of show tls. */
+static void
+show_tls_row(struct evbuffer *out, const char *who, const char *name,
+    const char *node, X509 *cert)
+{
+	long long	 not_after;
+	struct tm	 tm;
+	char		 when[32], subject[256], serial[80];
+	ASN1_INTEGER	*sn;
+	BIGNUM		*bn;
+	char		*hex;
+	size_t		 i;
+
+	if (tls_cert_not_after(cert, &not_after) == -1)
+		return;
+	gmtime_r(&(time_t){ (time_t)not_after }, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (X509_NAME_oneline(X509_get_subject_name(cert), subject,
+	    sizeof(subject)) == NULL)
+		snprintf(subject, sizeof(subject), "?");
+	for (i = 0; subject[i] != '\0'; i++)
+		if ((unsigned char)subject[i] < 0x20 || subject[i] == '\t' ||
+		    (unsigned char)subject[i] >= 0x7f)
+			subject[i] = '?';
+	snprintf(serial, sizeof(serial), "?");
+	if ((sn = X509_get_serialNumber(cert)) != NULL &&
+	    (bn = ASN1_INTEGER_to_BN(sn, NULL)) != NULL) {
+		if ((hex = BN_bn2hex(bn)) != NULL) {
+			snprintf(serial, sizeof(serial), "%s", hex);
+			OPENSSL_free(hex);
+		}
+		BN_free(bn);
+	}
+	evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%lld\n", who, name,
+	    node, subject, serial, when, not_after - (long long)time(NULL));
+}
+
+/*
+ * show tls: our certificate, then the peer's of each link up over TLS,
+ * each with its notAfter and the seconds left until then.
+ */
+static void
+show_tls(struct vnetd *d, struct evbuffer *out)
+{
+	struct link	*l;
+	X509		*cert;
+
+	show_columns(out, "who\tname\tnode\tsubject\tserial\tnot_after\t"
+	    "seconds_left");
+	if (d->tls != NULL)
+		show_tls_row(out, "self", "-", d->node, tls_ctx_cert(d->tls));
+	TAILQ_FOREACH(l, &d->links.list, entry)
+		if (l->conn != NULL &&
+		    (cert = conn_tls_peer_cert(l->conn)) != NULL)
+			show_tls_row(out, "peer", l->name,
+			    l->conn->hello.node[0] != '\0' ?
+			    l->conn->hello.node : "-", cert);
 }
 
 /* save: the running state as a list. */
@@ -1072,6 +1321,9 @@ vnetd_show(struct vnetd *d, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
 	case STMT_SHOW_ADAPT:
 		break;		/* the control plane's alone */
+	case STMT_SHOW_TLS:
+		show_tls(d, out);
+		break;
 	}
 	MODULES(d, m)
 		if (m->show != NULL)

@@ -401,6 +401,7 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 	struct link	*l;
 	struct iface	*ifc;
 	const char	*node = d->node;
+	long long	 not_after, left;
 
 	metric_head(b, "vnet_link_up", "gauge",
 	    "1 if the link is up (established), else 0.");
@@ -445,6 +446,23 @@ http_metrics(struct vnetd *d, struct evbuffer *b)
 		metric_sample(b, "vnet_link_queue_bytes", node, "link",
 		    l->name, NULL, sched_bytes(&l->sched));
 	http_metrics_dgram(d, b);
+	metric_head(b, "vnet_tls_cert_expiry_seconds", "gauge",
+	    "Seconds until the certificate's notAfter (negative: past): this "
+	    "node's, and with a link label, the peer's on that link.");
+	if (vnetd_tls_left(d, &not_after, &left) == 0) {
+		evbuffer_add_printf(b, "vnet_tls_cert_expiry_seconds{node=\"");
+		metric_label(b, node);
+		evbuffer_add_printf(b, "\"} %lld\n", left);
+	}
+	TAILQ_FOREACH(l, &d->links.list, entry) {
+		if (vnetd_link_tls_left(l, &not_after, &left) == -1)
+			continue;
+		evbuffer_add_printf(b, "vnet_tls_cert_expiry_seconds{node=\"");
+		metric_label(b, node);
+		evbuffer_add_printf(b, "\",link=\"");
+		metric_label(b, l->name);
+		evbuffer_add_printf(b, "\"} %lld\n", left);
+	}
 	metric_head(b, "vnet_interface_up", "gauge",
 	    "1 if the interface is up, else 0.");
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)

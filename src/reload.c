@@ -407,7 +407,8 @@ reload_diff_vec(const struct stmt_vec *oldv, const struct stmt_vec *newv,
 		goto oom;
 	/* Settings made or read once at start cannot change. */
 	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
-		if (!stmt_is_setting(k) || !vnetd_startup_only(k))
+		if (!stmt_is_setting(k) || !vnetd_startup_only(k) ||
+		    vnetd_reloadable(k))
 			continue;
 		if ((n = find_kind(&norm, k)) == NULL)
 			continue;
@@ -441,7 +442,8 @@ reload_diff_vec(const struct stmt_vec *oldv, const struct stmt_vec *newv,
 		goto oom;
 	/* The other settings are given again. */
 	for (k = STMT_NODE; k <= STMT_KIND_LAST; k++) {
-		if (!stmt_is_setting(k) || vnetd_startup_only(k))
+		if (!stmt_is_setting(k) || (vnetd_startup_only(k) &&
+		    !vnetd_reloadable(k)))
 			continue;
 		if ((n = find_kind(&norm, k)) == NULL)
 			continue;
@@ -579,6 +581,7 @@ struct reload {
 	size_t			  next;
 	int			  failed;
 	int			  errors;
+	size_t			  tls_changes;	/* files changed, same names */
 	uint64_t		  t0, t_copy, t_read, step_max, copy_max;
 	size_t			  steps, copy_steps;
 };
@@ -890,22 +893,56 @@ reload_apply_one(struct reload *r, size_t i, struct stmt *tmp)
 }
 
 static void
+reload_tls_emit(int is_error, const char *line, void *arg)
+{
+	struct reload	*r = arg;
+
+	log_info("reload: %s", line);
+	if (r->emit != NULL)
+		r->emit(is_error, line, r->arg);
+}
+
+/* The TLS files, read again once their names are applied: 0, or -1. */
+static int
+reload_tls(struct reload *r)
+{
+	char	 e[STMT_LINE_MAX + 100], msg[sizeof(e) + 100];
+	int	 n;
+
+	if ((n = vnetd_tls_reload(r->d, reload_tls_emit, r, e,
+	    sizeof(e))) >= 0) {
+		r->tls_changes = (size_t)n;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "TLS files not read again: %s; the "
+	    "running certificate, key, CA and CRL stay in use", e);
+	report_error(r, msg);
+	r->failed++;
+	r->tls_changes = 1;	/* the one that failed */
+	return -1;
+}
+
+static void
 reload_applied(struct reload *r)
 {
+	size_t	 total;
+
+	(void)reload_tls(r);
+	total = r->pl.steps.n + r->tls_changes;
 	if (r->pl.steps.n > LOG_CHANGES_MAX)
 		log_info("reload: and %zu more changes", r->pl.steps.n -
 		    LOG_CHANGES_MAX);
 	log_info("reload: %s: %zu change%s; running state copied in %llu ms "
 	    "(%zu step%s of at most %llu us), file read and compared aside "
 	    "in %llu ms more, changes applied in %zu step%s of at most %llu "
-	    "us", r->file, r->pl.steps.n, r->pl.steps.n == 1 ? "" : "s",
+	    "us", r->file, total, total == 1 ? "" : "s",
 	    (unsigned long long)(r->t_copy / 1000), r->copy_steps,
 	    r->copy_steps == 1 ? "" : "s", (unsigned long long)r->copy_max,
 	    (unsigned long long)((r->t_read - r->t_copy) / 1000), r->steps,
 	    r->steps == 1 ? "" : "s", (unsigned long long)r->step_max);
 	if (r->failed) {
 		snprintf(r->err, sizeof(r->err), "reload: %d of %zu changes "
-		    "failed", r->failed, r->pl.steps.n);
+		    "failed", r->failed, total);
 		reload_finish(r, 0, r->err);
 	} else
 		reload_finish(r, 1, "");
@@ -1179,7 +1216,7 @@ reload_preview(struct vnetd *d, void (*emit)(int, const char *, void *),
 		if (emit != NULL)
 			emit(0, line, arg);
 	}
-	*nchanges = r->pl.steps.n;
+	*nchanges = r->pl.steps.n + vnetd_tls_changes(d, emit, arg);
 	ret = 0;
  done:
 	reload_plan_clear(&r->pl);

@@ -206,6 +206,7 @@ static const struct show_word show_words[] = {
 	{ "topology",	STMT_SHOW_TOPOLOGY,	"" },
 	{ "traffic",	STMT_SHOW_TRAFFIC,	"[nodes|topology [THRESHOLD]]" },
 	{ "adapt",	STMT_SHOW_ADAPT,	"" },
+	{ "tls",	STMT_SHOW_TLS,		"" },
 };
 
 static const struct word target_words[] = {

@@ -3,10 +3,12 @@
  * and conn_tls.c (which makes the SSL of each connection) know OpenSSL.
  */
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -123,6 +125,9 @@ check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
 	X509_STORE_CTX	*sctx;
 	STACK_OF(X509)	*chain = NULL;
 	int		 ok, verr;
+	long long	 not_after, left;
+	struct tm	 tm;
+	char		 when[32];
 
 	if (cert == NULL) {
 		snprintf(err, errlen, "tls-cert %s: no certificate", f->cert);
@@ -145,6 +150,14 @@ check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
 		snprintf(warn, warnlen, "tls-cert %s: does not name this node "
 		    "'%s' (in its CN or a DNS subjectAltName): peers will "
 		    "refuse it", f->cert, node);
+	else if (tls_cert_not_after(cert, &not_after) == 0 &&
+	    (left = not_after - (long long)time(NULL)) < TLS_EXPIRY_WARN_S) {
+		gmtime_r(&(time_t){ (time_t)not_after }, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		snprintf(warn, warnlen, "tls-cert %s: expires in %lld day%s "
+		    "(%lld s, on %s): renew it", f->cert, left / 86400,
+		    left / 86400 == 1 ? "" : "s", left, when);
+	}
 	return 0;
 }
 
@@ -473,4 +486,119 @@ tls_ctx_identity(SSL_CTX *ctx, X509 **cert, EVP_PKEY **key,
 	*key = SSL_CTX_get0_privatekey(ctx);
 	*store = SSL_CTX_get_cert_store(ctx);
 	return *cert != NULL && *key != NULL && *store != NULL ? 0 : -1;
+}
+
+EVP_PKEY *
+tls_ctx_key(SSL_CTX *ctx)
+{
+	return SSL_CTX_get0_privatekey(ctx);
+}
+
+X509 *
+tls_ctx_cert(SSL_CTX *ctx)
+{
+	return SSL_CTX_get0_certificate(ctx);
+}
+
+const char *
+tls_file_keyword(enum tls_file f)
+{
+	static const char *const kw[TLS_FILES] = {
+		"tls-cert", "tls-key", "tls-ca", "tls-crl",
+	};
+
+	return f < TLS_FILES ? kw[f] : "tls";
+}
+
+static void
+file_digest(const char *file, unsigned char sum[32])
+{
+	EVP_MD_CTX	*md;
+	FILE		*fp;
+	unsigned char	 buf[4096];
+	unsigned int	 len = 32;
+	size_t		 n;
+
+	memset(sum, 0, 32);
+	if (file == NULL || file[0] == '\0' || (fp = fopen(file, "r")) == NULL)
+		return;
+	if ((md = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(md);
+		fclose(fp);
+		return;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		EVP_DigestUpdate(md, buf, n);
+	if (ferror(fp) || EVP_DigestFinal_ex(md, sum, &len) != 1)
+		memset(sum, 0, 32);
+	EVP_MD_CTX_free(md);
+	fclose(fp);
+}
+
+void
+tls_files_digest(const struct tls_files *f, struct tls_digest *dg)
+{
+	file_digest(f->cert, dg->sum[TLS_FILE_CERT]);
+	file_digest(f->key, dg->sum[TLS_FILE_KEY]);
+	file_digest(f->ca, dg->sum[TLS_FILE_CA]);
+	file_digest(f->crl, dg->sum[TLS_FILE_CRL]);
+}
+
+int
+tls_recheck_peer(SSL_CTX *ctx, SSL *ssl, char *why, size_t len)
+{
+	X509		*cert = SSL_get0_peer_certificate(ssl);
+	STACK_OF(X509)	*chain = SSL_get_peer_cert_chain(ssl);
+	X509_STORE_CTX	*sctx;
+	int		 ok, verr;
+
+	if (cert == NULL) {
+		snprintf(why, len, "no peer certificate");
+		return -1;
+	}
+	if ((sctx = X509_STORE_CTX_new()) == NULL) {
+		/* Not the peer's fault: it keeps its link. */
+		return 0;
+	}
+	/* As the handshake did: a client's certificate, or a server's. */
+	ok = X509_STORE_CTX_init(sctx, SSL_CTX_get_cert_store(ctx), cert,
+	    chain) == 1 && X509_STORE_CTX_set_purpose(sctx, SSL_is_server(ssl) ?
+	    X509_PURPOSE_SSL_CLIENT : X509_PURPOSE_SSL_SERVER) == 1;
+	if (ok) {
+		X509_VERIFY_PARAM_set_depth(X509_STORE_CTX_get0_param(sctx),
+		    TLS_VERIFY_DEPTH);
+		ok = X509_verify_cert(sctx) == 1;
+	}
+	verr = X509_STORE_CTX_get_error(sctx);
+	X509_STORE_CTX_free(sctx);
+	ERR_clear_error();
+	if (ok)
+		return 0;
+	if (verr == X509_V_ERR_CERT_REVOKED)
+		snprintf(why, len, "its certificate is revoked by the new CRL");
+	else
+		snprintf(why, len, "its certificate is not valid under the "
+		    "new tls-ca/tls-crl: %s",
+		    X509_verify_cert_error_string(verr));
+	return -1;
+}
+
+int
+tls_cert_not_after(X509 *cert, long long *t)
+{
+	const ASN1_TIME	*na;
+	struct tm	 tm;
+
+	if (cert == NULL || (na = X509_get0_notAfter(cert)) == NULL ||
+	    ASN1_TIME_to_tm(na, &tm) != 1)
+		return -1;
+	*t = (long long)timegm(&tm);
+	return 0;
+}
+
+X509 *
+tls_peer_cert(SSL *ssl)
+{
+	return SSL_get0_peer_certificate(ssl);
 }

@@ -710,14 +710,14 @@ static const struct {
 	/* show. */
 	{ "show",			5,
 	    "show: expected links, link, refused, routes, interfaces, macs, "
-	    "stats, config, flows, vcc, nodes, topology, traffic or adapt" },
+	    "stats, config, flows, vcc, nodes, topology, traffic, adapt or tls" },
 	{ "show foo",			6, "show: unknown item 'foo' (expected "
 	    "links, link, refused, routes, interfaces, macs, stats, config, "
-	    "flows, vcc, nodes, topology, traffic or adapt)" },
+	    "flows, vcc, nodes, topology, traffic, adapt or tls)" },
 	{ "show Links",			6,
 	    "show: unknown item 'Links' (expected "
 	    "links, link, refused, routes, interfaces, macs, stats, config, "
-	    "flows, vcc, nodes, topology, traffic or adapt)" },
+	    "flows, vcc, nodes, topology, traffic, adapt or tls)" },
 	{ "show links now",		12, "show: unexpected 'now'" },
 	/* Long and unprintable tokens are cut and made safe to log. */
 	{ "lnkxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"

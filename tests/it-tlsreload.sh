@@ -1,0 +1,153 @@
+#!/bin/bash
+#
+# TLS files read again by reload: the expiry of the certificates in show
+# tls and /metrics; tls-crl added by reload; a reload with a broken key
+# keeps what runs; a host's certificate renewed in place while a ping every
+# 10 ms loses nothing, its new serial used at the next connection; and a
+# revoked host's link closed by the proxy's reload and refused from then on.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_root
+require_binaries
+for b in openssl curl; do
+	command -v "$b" >/dev/null || skip "$b is missing"
+done
+
+STAR_TLS=1
+TLS_CRL=0
+HP=8080
+IP1=$(guest_ip 1)
+IP2=$(guest_ip 2)
+DAY=86400
+
+say "vnetd -n warns of a certificate that expires within 30 days"
+cert_issue soon "$CA_DIR" -d 10
+printf 'node soon\n%s\n' "$(tls_conf soon)" >"$TMPD/soon.conf"
+out=$("$VNETD" -n -f "$TMPD/soon.conf" 2>&1) ||
+	fail "vnetd -n refused a certificate that expires in 10 days: $out"
+grep -Eq 'warning: tls-cert .*/soon.crt: expires in (9|10) days' <<<"$out" ||
+	fail "vnetd -n does not warn of the expiry: $out"
+
+node_add proxy 1
+node_add host1 2
+node_add host2 3
+vnetd_start proxy "$(proxy_conf with-routes)
+http $(addr proxy):$HP allow $(addr proxy)"
+vnetd_start host1 "$(host_conf 1 with-routes)"
+vnetd_start host2 "$(host_conf 2 with-routes)"
+guest_add g1 host1 vtap0 1
+guest_add g2 host2 vtap0 2
+wait_link_up host1 proxy
+wait_link_up host2 proxy
+wait_link_up proxy host1
+wait_link_up proxy host2
+wait_for 15 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
+
+# in_range V LO HI
+in_range() { [[ $1 =~ ^-?[0-9]+$ ]] && (($1 >= $2 && $1 <= $3)); }
+# tls_field DAEMON WHO NAME COLUMN: one column of show tls.
+tls_field() {
+	vctl "$1" show tls | awk -v w="$2" -v n="$3" -v c="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
+		$1 == w && $2 == n && idx { print $idx; found = 1; exit }
+		END { exit !found }'
+}
+# serial_of CERT: its serial as show tls gives it (hex, no leading zeros).
+serial_of() { openssl x509 -noout -serial -in "$1" | sed 's/^serial=0*//'; }
+strip0() { sed 's/^0*//' <<<"$1"; }
+
+say "show tls and /metrics give each certificate's expiry (825 days)"
+LO=$((825 * DAY - 3600)) HI=$((825 * DAY + 60))
+left=$(tls_field proxy self - seconds_left) || fail "no own row in show tls: $(vctl proxy show tls)"
+in_range "$left" $LO $HI || fail "the proxy's certificate: $left s left, not 825 days"
+left=$(tls_field proxy peer host1 seconds_left) || fail "no row for host1 in show tls: $(vctl proxy show tls)"
+in_range "$left" $LO $HI || fail "host1's certificate: $left s left, not 825 days"
+na=$(tls_field proxy self - not_after)
+[[ $na == "$(date -u -d "$(openssl x509 -noout -enddate -in "$CA_DIR/proxy.crt" | cut -d= -f2)" +%Y-%m-%dT%H:%M:%SZ)" ]] ||
+	fail "show tls says not_after $na"
+vctl proxy -j show tls | grep -q '"seconds_left"' || fail "show tls in JSON: $(vctl proxy -j show tls)"
+ip netns exec "$(ns proxy)" curl -sS --max-time 5 "http://$(addr proxy):$HP/metrics" >"$TMPD/metrics.txt" ||
+	fail "GET /metrics failed"
+v=$(sed -n 's/^vnet_tls_cert_expiry_seconds{node="proxy"} //p' "$TMPD/metrics.txt")
+in_range "$v" $LO $HI || fail "vnet_tls_cert_expiry_seconds of the proxy is '$v'"
+v=$(sed -n 's/^vnet_tls_cert_expiry_seconds{node="proxy",link="host2"} //p' "$TMPD/metrics.txt")
+in_range "$v" $LO $HI || fail "vnet_tls_cert_expiry_seconds of host2's link is '$v'"
+say "  proxy: $(tls_field proxy self - seconds_left) s left; gauge of host2: $v"
+
+c1=$(link_field proxy host1 connects)
+say "tls-crl added by reload is taken"
+printf 'tls-crl %s\n' "$CA_DIR/crl.pem" >>"${D_CONF[proxy]}"
+out=$(vctl proxy reload 2>&1) || fail "reload adding tls-crl failed: $out"
+grep -qF "tls-crl $CA_DIR/crl.pem" <<<"$out" || fail "the reload does not report tls-crl: $out"
+vctl proxy show config | grep -qxF "tls-crl $CA_DIR/crl.pem" || fail "show config lacks the tls-crl"
+grep -q 'TLS: files read again' "${D_LOG[proxy]}" || fail "the proxy did not read its TLS files again"
+
+say "a reload with a broken key file says so, and keeps what runs"
+cp "$CA_DIR/proxy.key" "$TMPD/proxy.key.good"
+echo garbage >"$CA_DIR/proxy.key"
+rc=0
+out=$(vctl proxy reload 2>&1) || rc=$?
+((rc != 0)) || fail "a reload with a broken key succeeded: $out"
+grep -q "TLS files not read again: tls-key $CA_DIR/proxy.key: not in PEM format" <<<"$out" ||
+	fail "the reload's error does not name the key: $out"
+say "  $(grep -m1 'TLS files' <<<"$out")"
+cp "$TMPD/proxy.key.good" "$CA_DIR/proxy.key"
+gping g1 "$IP2" || fail "ping after the failed reload"
+link_up proxy host1 || fail "link host1 went down with the failed reload"
+(($(link_field proxy host1 connects) == c1)) || fail "link host1 reconnected with the failed reload"
+out=$(vctl proxy reload 2>&1) || fail "the reload with the key back failed: $out"
+[[ -z $out ]] || fail "the key back as it was is a change: $out"
+
+say "host2's certificate renewed in place; a ping every 10 ms goes on"
+old_serial=$(serial_of "$CA_DIR/host2.crt")
+in_guest g2 ping -n -q -c 400 -i 0.01 -W 1 "$IP1" >"$TMPD/ping.out" 2>&1 &
+pp=$!
+EXTRA_PIDS+=("$pp")
+wait_for 5 gping g1 "$IP2"
+mv "$CA_DIR/host2.crt" "$CA_DIR/host2-old.crt"
+mv "$CA_DIR/host2.key" "$CA_DIR/host2-old.key"
+cert_issue host2
+new_serial=$(serial_of "$CA_DIR/host2.crt")
+[[ $new_serial != "$old_serial" ]] || fail "the renewed certificate has the old serial"
+out=$(vctl host2 reload 2>&1) || fail "host2's reload failed: $out"
+grep -qF "tls: tls-cert $CA_DIR/host2.crt changed" <<<"$out" || fail "host2's reload does not report the certificate: $out"
+grep -qF "tls: tls-key $CA_DIR/host2.key changed" <<<"$out" || fail "host2's reload does not report the key: $out"
+wait "$pp" || fail "the ping during host2's reload failed: $(cat "$TMPD/ping.out")"
+grep -q ' 400 received, 0% packet loss' "$TMPD/ping.out" || fail "the ping lost replies: $(cat "$TMPD/ping.out")"
+say "  $(grep -o '[0-9]* packets transmitted.*loss' "$TMPD/ping.out")"
+[[ $(strip0 "$(tls_field host2 self - serial)") == "$new_serial" ]] ||
+	fail "host2's show tls: serial $(tls_field host2 self - serial), not the new $new_serial"
+[[ $(strip0 "$(tls_field proxy peer host2 serial)") == "$old_serial" ]] ||
+	fail "the proxy's link host2 is not the old connection"
+
+say "the old certificate revoked: the proxy closes host2's link, host2 comes back with the new one"
+"$VNET_CA" revoke "$CA_DIR" host2-old >/dev/null || fail "vnet-ca revoke host2-old failed"
+out=$(vctl proxy reload 2>&1) || fail "the proxy's reload failed: $out"
+grep -qF "tls: tls-crl $CA_DIR/crl.pem changed" <<<"$out" || fail "the reload does not report the CRL: $out"
+wait_for 10 grep -q 'link host2: closed: its certificate is revoked by the new CRL' "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say that host2's certificate is revoked"
+# shellcheck disable=SC2317 # called through wait_for
+peer_serial_is() { [[ $(strip0 "$(tls_field proxy peer host2 serial 2>/dev/null)") == "$1" ]]; }
+wait_for 20 peer_serial_is "$new_serial" || fail "host2 did not come back with serial $new_serial: $(vctl proxy show tls)"
+wait_for 10 gping g2 "$IP1" || fail "no ping after host2 came back"
+say "  host2 back, serial $new_serial"
+
+say "host1 revoked: the proxy's reload closes its link, and refuses it from then on"
+before=$(stat_value proxy tls_refused)
+"$VNET_CA" revoke "$CA_DIR" host1 >/dev/null || fail "vnet-ca revoke host1 failed"
+out=$(vctl proxy reload 2>&1) || fail "the proxy's reload failed: $out"
+grep -qF "tls: tls-crl $CA_DIR/crl.pem changed" <<<"$out" || fail "the reload does not report the CRL: $out"
+wait_for 10 link_not_up proxy host1 || fail "link host1 stays up with its certificate revoked"
+grep -q 'link host1: closed: its certificate is revoked by the new CRL' "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say why host1's link closed"
+wait_for 30 stat_at_least proxy tls_refused $((before + 3)) ||
+	fail "host1 did not try again three times (tls_refused $(stat_value proxy tls_refused), was $before)"
+grep -q 'refused: certificate refused.*: certificate revoked' "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say why host1 is refused"
+link_not_up proxy host1 || fail "host1 came back with a revoked certificate"
+link_not_up host1 proxy || fail "host1's link is up with a revoked certificate"
+gping g2 "$IP1" && fail "g2 reaches g1 through a revoked host"
+say "  refused $(($(stat_value proxy tls_refused) - before)) times since"
+link_up proxy host2 || fail "link host2 went down"
+pass
