@@ -121,6 +121,11 @@ struct vnetd {
 	/* What tls was made from: the files' names and a hash of each. */
 	char			 tls_loaded[4][STMT_PATH_MAX + 1];
 	unsigned char		 tls_sum[4][32];
+	/* The watch: what the files held at its last look, and last failed. */
+	unsigned int		 tls_watch_ticks;
+	int			 tls_seen_valid, tls_failed_valid;
+	unsigned char		 tls_seen[4][32];
+	unsigned char		 tls_failed[4][32];
 
 	char			 control_group[STMT_ACCOUNT_MAX + 1];
 	gid_t			 control_gid;
@@ -209,6 +214,9 @@ int	 vnetd_save(struct vnetd *, const char *path, uid_t uid, char *err,
  * files are missing or bad.
  */
 struct ssl_ctx_st *vnetd_tls(struct vnetd *, char *err, size_t errlen);
+
+/* How often the TLS files are looked at for changes (seconds). */
+#define TLS_WATCH_S	10
 
 /* Statements only the configuration file may give (not vnetctl). */
 int	 vnetd_startup_only(enum stmt_kind);

@@ -286,6 +286,8 @@ vnetd_module_add(struct vnetd *d, const struct vnetd_module *m)
 	return 0;
 }
 
+static void	tls_watch(struct vnetd *);
+
 static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -294,6 +296,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 
 	sw_tick(d->sw);
 	link_tick(&d->links, vnetd_now_ms());
+	tls_watch(d);
 	MODULES(d, m)
 		if (m->tick != NULL)
 			m->tick(m->arg);
@@ -538,6 +541,57 @@ vnetd_tls_reload(struct vnetd *d, void (*emit)(int, const char *, void *),
 		log_warnx("TLS: warning: %s", warn);
 	tls_recheck_all(d);
 	return (int)n;
+}
+
+static void
+tls_watch_emit(int is_error, const char *line, void *arg)
+{
+	log_info("watch: %s", line);
+}
+
+/*
+ * Every TLS_WATCH_S seconds, the files' hashes: files that changed, and
+ * then held the same for one more look (not caught half written), are
+ * read again as a reload would.  Content that failed is not tried again
+ * until it changes.
+ */
+static void
+tls_watch(struct vnetd *d)
+{
+	struct tls_files	 f;
+	struct tls_digest	 dg;
+	char			 err[STMT_PATH_MAX + 256];
+
+	if (d->tls == NULL || d->reload != NULL ||
+	    ++d->tls_watch_ticks < TLS_WATCH_S)
+		return;
+	d->tls_watch_ticks = 0;
+	tls_files_of(d, &f);
+	tls_files_digest(&f, &dg);
+	if (memcmp(dg.sum, d->tls_sum, sizeof(dg.sum)) == 0) {
+		d->tls_seen_valid = 0;
+		return;
+	}
+	if (!d->tls_seen_valid ||
+	    memcmp(dg.sum, d->tls_seen, sizeof(dg.sum)) != 0) {
+		memcpy(d->tls_seen, dg.sum, sizeof(dg.sum));
+		d->tls_seen_valid = 1;
+		return;
+	}
+	if (d->tls_failed_valid &&
+	    memcmp(dg.sum, d->tls_failed, sizeof(dg.sum)) == 0)
+		return;
+	log_info("TLS: the files changed: reading them again");
+	if (vnetd_tls_reload(d, tls_watch_emit, NULL, err, sizeof(err)) ==
+	    -1) {
+		log_warnx("TLS: files not read again: %s; the running "
+		    "certificate, key, CA and CRL stay in use", err);
+		memcpy(d->tls_failed, dg.sum, sizeof(dg.sum));
+		d->tls_failed_valid = 1;
+		return;
+	}
+	d->tls_seen_valid = 0;
+	d->tls_failed_valid = 0;
 }
 
 int

@@ -4,7 +4,9 @@
 # tls and /metrics; tls-crl added by reload; a reload with a broken key
 # keeps what runs; a host's certificate renewed in place while a ping every
 # 10 ms loses nothing, its new serial used at the next connection; and a
-# revoked host's link closed by the proxy's reload and refused from then on.
+# revoked host's link closed by the proxy's reload and refused from then on;
+# and a CRL changed with no reload, read by the daemon's own look at the
+# files (every 10 s, once they stay the same for a look).
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -150,4 +152,17 @@ link_not_up host1 proxy || fail "host1's link is up with a revoked certificate"
 gping g2 "$IP1" && fail "g2 reaches g1 through a revoked host"
 say "  refused $(($(stat_value proxy tls_refused) - before)) times since"
 link_up proxy host2 || fail "link host2 went down"
+
+say "without a reload: the proxy sees the CRL change within 30 s and closes host2's link"
+"$VNET_CA" revoke "$CA_DIR" host2 >/dev/null || fail "vnet-ca revoke host2 failed"
+t0=$SECONDS
+# shellcheck disable=SC2317 # called through wait_for
+revoked_twice() { (($(grep -c 'link host2: closed: its certificate is revoked by the new CRL' "${D_LOG[proxy]}") >= 2)); }
+wait_for 35 revoked_twice || fail "the proxy did not read the changed CRL by itself"
+grep -q 'TLS: the files changed: reading them again' "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say that it read the files again by itself"
+grep -qF "watch: tls: tls-crl $CA_DIR/crl.pem changed" "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say which file changed"
+wait_for 10 link_not_up proxy host2 || fail "link host2 stays up with its certificate revoked"
+say "  closed after $((SECONDS - t0)) s"
 pass
