@@ -182,6 +182,11 @@ static const struct {
 	  "del-vcc g ecn|del-vcc class c|route any any link l|"
 	  "vcc class c match tcp-port 80|vcc class c weight 3", 0 },
 	{ "vcc class c weight 3", "vcc class c weight 3", "", 0 },
+	/* The TLS files are read again: their statements change by reload. */
+	{ "tls-cert /c|tls-key /k|tls-ca /a",
+	  "tls-cert /c|tls-key /k|tls-ca /a|tls-crl /r", "tls-crl /r", 0 },
+	{ "tls-cert /c|tls-key /k|tls-ca /a",
+	  "tls-cert /c2|tls-key /k2|tls-ca /a", "tls-cert /c2|tls-key /k2", 0 },
 	/* What a running daemon cannot change. */
 	{ "node a|network n", "node b|network n", NULL, 0 },
 	{ "node a|network n", "node a|network m", NULL, 0 },
@@ -294,7 +299,8 @@ START_TEST(test_apply_plan)
 
 		if (c->op == STMT_OP_SET) {
 			/* A setting replaces the old value. */
-			if (c->kind == STMT_KEEPALIVE || c->kind == STMT_LEARN)
+			if (c->kind == STMT_KEEPALIVE || c->kind == STMT_LEARN ||
+			    c->kind == STMT_TLS_CERT || c->kind == STMT_TLS_KEY)
 				for (j = 0; j < old->n; j++)
 					if (old->st[j].kind == c->kind)
 						old->st[j] = old->st[--old->n];
