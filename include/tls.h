@@ -79,6 +79,12 @@ enum tls_io {
 
 /* The SSL of a connection on socket fd, client if outgoing, else server. */
 SSL		*tls_conn_new(SSL_CTX *, int fd, int outgoing);
+/*
+ * Where the CN of a peer certificate this side refuses is kept for
+ * tls_failure() (TLS_CN_MAX bytes, as long as the SSL lives).
+ */
+#define TLS_CN_MAX	64
+void		 tls_conn_refused_cn(SSL *, char *buf);
 enum tls_io	 tls_handshake(SSL *, unsigned long *err);
 enum tls_io	 tls_read(SSL *, void *, size_t, size_t *n, unsigned long *err);
 enum tls_io	 tls_write(SSL *, const void *, size_t, size_t *n,

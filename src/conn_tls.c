@@ -27,6 +27,7 @@ struct conn_tls {
 	int		 wr_wants_rd;	/* a write waits to read */
 	struct event	*ev_write;	/* the socket's, when it must */
 	uint8_t		*tx;		/* CONN_TX_SIZE, or NULL */
+	char		 refused_cn[TLS_CN_MAX];	/* for the message */
 	size_t		 tx_off, tx_end;	/* unwritten: [off, end) */
 };
 
@@ -219,8 +220,10 @@ conn_tls_start(struct conn *c)
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return -1;
 	c->io_state = t;
-	if ((t->ssl = tls_conn_new(ctx, fd, c->outgoing)) == NULL ||
-	    (t->ev_write = event_new(c->cs->base, fd, EV_WRITE,
+	if ((t->ssl = tls_conn_new(ctx, fd, c->outgoing)) == NULL)
+		return -1;
+	tls_conn_refused_cn(t->ssl, t->refused_cn);
+	if ((t->ev_write = event_new(c->cs->base, fd, EV_WRITE,
 	    conn_tls_writecb, c)) == NULL ||
 	    conn_read_start(c, NULL) == -1)
 		return -1;

@@ -20,6 +20,26 @@
 			"TLS_AES_128_GCM_SHA256"
 #define TLS_VERIFY_DEPTH	4
 
+static void	cert_cn(X509 *, char *, size_t);
+
+/*
+ * A certificate refused is gone from the SSL once the handshake fails: its
+ * CN is kept, for the message, where tls_conn_refused_cn() said.
+ */
+static int
+tls_verify_cb(int ok, X509_STORE_CTX *sctx)
+{
+	SSL	*ssl;
+	char	*cn;
+
+	if (ok || (ssl = X509_STORE_CTX_get_ex_data(sctx,
+	    SSL_get_ex_data_X509_STORE_CTX_idx())) == NULL ||
+	    (cn = SSL_get_app_data(ssl)) == NULL || cn[0] != '\0')
+		return ok;
+	/* The leaf's CN: the depth 0 certificate names the peer. */
+	cert_cn(X509_STORE_CTX_get0_cert(sctx), cn, TLS_CN_MAX);
+	return ok;
+}
 
 /* The reason of the last OpenSSL error, or what the caller says. */
 static const char *
@@ -241,7 +261,7 @@ tls_ctx_new(const struct tls_files *f, const char *node, char *err,
 	    load_crl(ctx, f->crl, err, errlen) == -1)
 		goto fail;
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER |
-	    SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+	    SSL_VERIFY_FAIL_IF_NO_PEER_CERT, tls_verify_cb);
 	SSL_CTX_set_verify_depth(ctx, TLS_VERIFY_DEPTH);
 	if (check_own(ctx, f, node, err, errlen, warn, warnlen) == -1)
 		goto fail;
@@ -341,12 +361,15 @@ tls_failure(SSL *ssl, unsigned long err, char *why, size_t len)
 {
 	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
 	const char	*r;
-	char		 cn[64];
+	char		 cn[TLS_CN_MAX], *kept;
 
 	if (vr != X509_V_OK) {
 		/* A refused certificate is mostly gone by now; say its CN if not. */
 		cert_cn(ssl != NULL ? SSL_get0_peer_certificate(ssl) : NULL,
 		    cn, sizeof(cn));
+		if (strcmp(cn, "?") == 0 && ssl != NULL &&
+		    (kept = SSL_get_app_data(ssl)) != NULL && kept[0] != '\0')
+			snprintf(cn, sizeof(cn), "%s", kept);
 		snprintf(why, len, "certificate refused%s%s%s: %s",
 		    strcmp(cn, "?") != 0 ? " (CN " : "",
 		    strcmp(cn, "?") != 0 ? cn : "",
@@ -375,6 +398,13 @@ tls_describe(SSL *ssl, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %s", SSL_get_version(ssl),
 	    SSL_get_cipher_name(ssl));
+}
+
+void
+tls_conn_refused_cn(SSL *ssl, char *buf)
+{
+	buf[0] = '\0';
+	SSL_set_app_data(ssl, buf);
 }
 
 SSL *

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/ec.h>
@@ -62,7 +63,7 @@ make_files(void)
 	X509_set_version(x, 2);
 	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
 	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600);
+	X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600);
 	n = X509_get_subject_name(x);
 	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
 	    (const unsigned char *)NODE, -1, -1, 0);
@@ -301,6 +302,58 @@ START_TEST(test_garbage)
 }
 END_TEST
 
+/*
+ * A connection's peer checked again: under the context it was made with it
+ * still verifies, under one that trusts no CA it does not.
+ */
+START_TEST(test_recheck)
+{
+	SSL_CTX	*empty;
+	SSL	*a, *b;
+	char	 why[160];
+	int	 sv[2];
+
+	pair(sv, &a, &b);
+	handshake(a, b);
+	ck_assert_int_eq(tls_recheck_peer(ctx, a, why, sizeof(why)), 0);
+	ck_assert_int_eq(tls_recheck_peer(ctx, b, why, sizeof(why)), 0);
+	ck_assert_ptr_nonnull(empty = SSL_CTX_new(TLS_method()));
+	ck_assert_int_eq(tls_recheck_peer(empty, b, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "not valid under the new tls-ca") != NULL,
+	    "%s", why);
+	SSL_CTX_free(empty);
+	unpair(sv, a, b);
+}
+END_TEST
+
+/* The notAfter read back; a file's hash changes with its content only. */
+START_TEST(test_expiry_digest)
+{
+	struct tls_files	 tf = { certf, keyf, certf, NULL };
+	struct tls_digest	 d1, d2;
+	long long		 t, want = (long long)time(NULL) + 365LL * 86400;
+	FILE			*f;
+
+	ck_assert_int_eq(tls_cert_not_after(tls_ctx_cert(ctx), &t), 0);
+	ck_assert_msg(t > want - 60 && t <= want, "notAfter %lld", t);
+	ck_assert_ptr_nonnull(tls_ctx_key(ctx));
+	tls_files_digest(&tf, &d1);
+	tls_files_digest(&tf, &d2);
+	ck_assert_int_eq(memcmp(&d1, &d2, sizeof(d1)), 0);
+	ck_assert_ptr_nonnull(f = fopen(keyf, "a"));
+	fputs("\n", f);
+	fclose(f);
+	tls_files_digest(&tf, &d2);
+	ck_assert_int_ne(memcmp(d1.sum[TLS_FILE_KEY], d2.sum[TLS_FILE_KEY],
+	    32), 0);
+	ck_assert_int_eq(memcmp(d1.sum[TLS_FILE_CERT], d2.sum[TLS_FILE_CERT],
+	    32), 0);
+	/* No CRL: zeros, as a file that cannot be read. */
+	ck_assert_int_eq(memcmp(d2.sum[TLS_FILE_CRL],
+	    (unsigned char[32]){ 0 }, 32), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -315,6 +368,8 @@ main(void)
 	tcase_add_test(tc, test_stream_moving_buffer);
 	tcase_add_test(tc, test_peer_closes);
 	tcase_add_test(tc, test_garbage);
+	tcase_add_test(tc, test_recheck);
+	tcase_add_test(tc, test_expiry_digest);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -145,7 +145,7 @@ grep -q 'link host1: closed: its certificate is revoked by the new CRL' "${D_LOG
 	fail "the proxy's log does not say why host1's link closed"
 wait_for 30 stat_at_least proxy tls_refused $((before + 3)) ||
 	fail "host1 did not try again three times (tls_refused $(stat_value proxy tls_refused), was $before)"
-grep -q 'refused: certificate refused.*: certificate revoked' "${D_LOG[proxy]}" ||
+grep -q 'refused: certificate refused (CN host1): certificate revoked' "${D_LOG[proxy]}" ||
 	fail "the proxy's log does not say why host1 is refused"
 link_not_up proxy host1 || fail "host1 came back with a revoked certificate"
 link_not_up host1 proxy || fail "host1's link is up with a revoked certificate"
