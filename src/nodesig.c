@@ -34,7 +34,7 @@ struct nodesig_origin {
 struct nodesig {
 	struct nodesig_origin	*b[NODESIG_BUCKETS];
 	size_t			 n;
-	X509_STORE		*store;		/* what the cache was made under */
+	X509_STORE		*store;		/* what the cache was made under, held */
 	/*
 	 * The certificate that last chained, whatever it named: records in
 	 * many names under one certificate (an insider's) cost no chain walk.
@@ -97,6 +97,7 @@ nodesig_free(struct nodesig *s)
 	if (s == NULL)
 		return;
 	flush(s);
+	X509_STORE_free(s->store);
 	free(s->msg);
 	free(s);
 }
@@ -298,8 +299,13 @@ nodesig_verify(struct nodesig *s, X509_STORE *store, const uint8_t *p,
 	if ((res = shape(rec)) != NODESIG_OK)
 		return res;
 	if (s->store != store) {
+		/*
+		 * A reload's new CA or CRL: nothing cached holds.  The store is
+		 * held so that a later one cannot take its address unnoticed.
+		 */
 		flush(s);
-		s->store = store;
+		X509_STORE_free(s->store);
+		s->store = X509_STORE_up_ref(store) == 1 ? store : NULL;
 	}
 	SHA256(p + rec->cert_off, rec->cert_len, cd);
 	op = origin_find(s, rec->name);
