@@ -83,7 +83,10 @@ done
 # host4 claimed it over host1's record if its frames came first: once.
 moves=$(($(stat_value host4 mac_claims) + $(stat_value host1 macs_withdrawn_down)))
 ((moves == 1)) || fail "host4 claimed $(stat_value host4 mac_claims) MACs and host1 withdrew $(stat_value host1 macs_withdrawn_down), not 1 in all"
-(($(stat_value host1 macs_moved_away) == 1)) || fail "host1 did not give guest 1's MAC up"
+# host1 gave it up either way: withdrawn with its device, or moved away
+# under host4's claim.
+(($(stat_value host1 macs_moved_away) + $(stat_value host1 macs_withdrawn_down) == 1)) ||
+	fail "host1 did not give guest 1's MAC up once (moved away $(stat_value host1 macs_moved_away), withdrawn $(stat_value host1 macs_withdrawn_down))"
 n=$(replies)
 wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping') >= $n + 10 ))" ||
 	fail "the ping stopped after the move"
