@@ -1138,6 +1138,9 @@ args_interface(struct parser *p, struct stmt *st)
 	}
 	if (type == STMT_IF_PCAP)
 		st->promisc = st->up = 1;
+	/* A TAP device outlives a restart unless told not to (vnetd.conf(5)). */
+	if (type == STMT_IF_TAP)
+		st->persist = 1;
 	/* A pcap interface attaches to a device that exists: it must be named. */
 	if (type == STMT_IF_PCAP && (t = arg(p, 3)) == NULL)
 		return -1;
@@ -2208,11 +2211,11 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 			return snprintf(buf, len, "%s %s %s %s", kw, st->name,
 			    w, quote_path(st->path, path, sizeof(path)));
 		/* Options come after a device: the name stands for it. */
-		dev = st->dev[0] != '\0' ? st->dev : st->persist ||
+		dev = st->dev[0] != '\0' ? st->dev : !st->persist ||
 		    st->bridge[0] != '\0' ? st->name : "";
 		return snprintf(buf, len, "%s %s %s%s%s%s%s%s", kw, st->name, w,
 		    dev[0] != '\0' ? " " : "", dev,
-		    st->persist ? " persist yes" : "",
+		    st->persist ? "" : " persist no",
 		    st->bridge[0] != '\0' ? " bridge " : "", st->bridge);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)

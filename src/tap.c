@@ -9,9 +9,12 @@
  * Written frames carry their header as received; a plain frame gets a
  * zero header.
  *
- * With `persist yes` the device outlives the daemon (TUNSETPERSIST): a
- * bridge port, a VM's peer, its addresses stay while vnetd restarts, and
- * the next start attaches to it again.  Only del-interface removes it.
+ * With `persist yes`, the default, the device outlives the daemon
+ * (TUNSETPERSIST): a bridge port, a VM's peer, its addresses stay while
+ * vnetd restarts, and the next start attaches to it again.  It goes with
+ * the interface: del-interface, or a reload whose configuration no longer
+ * has it, removes it (iface_del sets removing).  `persist no` leaves the
+ * kernel to remove the device when the daemon's descriptor closes.
  * With `bridge BR` the device is put into bridge BR each time it is opened
  * (unless it is there), so that a device made anew joins it again.
  */

@@ -125,10 +125,12 @@ static const struct {
 	{ "add-interface vm qemu \"/run/vm 1.sock\"",
 	    "interface vm qemu \"/run/vm 1.sock\"" },
 	{ "interface vm tap vnet0 persist yes bridge virbr0",
-	    "interface vm tap vnet0 persist yes bridge virbr0" },
+	    "interface vm tap vnet0 bridge virbr0" },
 	{ "interface vm tap vm bridge br0 persist no",
-	    "interface vm tap vm bridge br0" },
-	{ "interface vm tap vm persist no", "interface vm tap vm" },
+	    "interface vm tap vm persist no bridge br0" },
+	{ "interface vm tap vm persist no", "interface vm tap vm persist no" },
+	{ "interface vm tap vm persist yes", "interface vm tap vm" },
+	{ "interface vm tap", "interface vm tap" },
 	{ "interface lan pcap eth0 buffer 16m up no",
 	    "interface lan pcap eth0 buffer 16m up no" },
 	{ "interface lan pcap eth0 up yes buffer 1048576",
@@ -1661,8 +1663,12 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		rnd_name(state, st->name, STMT_NAME_MAX);
 		if (st->op == STMT_OP_SET && rnd(state, 2)) {
 			st->iftype = STMT_IF_TAP;
-			if (rnd(state, 2))
+			/* persist no needs a device to follow. */
+			st->persist = 1;
+			if (rnd(state, 2)) {
 				rnd_name(state, st->dev, STMT_DEV_MAX);
+				st->persist = (int)rnd(state, 2);
+			}
 		} else if (st->op == STMT_OP_SET) {
 			st->iftype = STMT_IF_PCAP;
 			rnd_name(state, st->dev, STMT_DEV_MAX);
