@@ -89,6 +89,8 @@ struct iface_ops {
 	 */
 	int		 (*attach)(struct iface *, char *err, size_t errlen);
 	void		 (*detach)(struct iface *);
+	/* Optional: called once a second while the device is open. */
+	void		 (*tick)(struct iface *);
 };
 
 struct iface_counters {
@@ -114,7 +116,7 @@ struct iface {
 	struct iface_counters	 c;
 	struct stmt		 conf;		/* the statement it was made from */
 	void			*softc;		/* the backend's state */
-	struct event		*ev_watch;	/* present() and reopening */
+	struct event		*ev_watch;	/* present(), tick(), reopening */
 	unsigned int		 open_failures;	/* in a row, while down */
 	struct iothread		*io;		/* threads yes: the device's */
 	uint64_t		 drops_seen_ms;	/* last capture drop noticed */

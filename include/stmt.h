@@ -13,7 +13,7 @@
  *   control PATH
  *   keepalive SECONDS                       1..3600
  *   learn yes|no
- *   interface NAME tap [DEV [persist yes|no] [bridge BR]]
+ *   interface NAME tap [DEV [persist yes|no|auto] [bridge BR]]
  *                                           (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
  *       [up yes|no]
@@ -108,7 +108,7 @@
 #define STMT_PATH_MAX	1023
 #define STMT_SUN_PATH_MAX 107	/* a Unix socket's path (interface qemu) */
 #define STMT_LINE_MAX	4096	/* longest line the parser accepts */
-#define STMT_ERR_MAX	160
+#define STMT_ERR_MAX	256
 #define STMT_FILTER_MAX	1023	/* a pcap filter expression */
 #define STMT_ALLOW_MAX	16	/* CIDRs on one listener */
 #define STMT_ACCOUNT_MAX 32	/* user and group names */
@@ -271,6 +271,18 @@ struct stmt_adapt {
 #define STMT_ADAPT_SECONDS_MAX	86400
 #define STMT_ADAPT_MAX_MAX	1024
 
+/*
+ * Whether a TAP device outlives the daemon: auto (the default) keeps it
+ * while it stays in the daemon's network namespace, where the next start
+ * finds it again, and lets it go with the daemon once it has been moved
+ * elsewhere (tap.c).
+ */
+enum stmt_persist {
+	STMT_PERSIST_NO = 0,
+	STMT_PERSIST_YES,
+	STMT_PERSIST_AUTO,
+};
+
 struct stmt {
 	enum stmt_kind		kind;
 	enum stmt_op		op;
@@ -290,7 +302,7 @@ struct stmt {
 	int			promisc;		/* interface pcap */
 	uint32_t		buffer;			/* interface pcap; 0: default */
 	int			up;			/* interface pcap */
-	int			persist;		/* interface tap */
+	int			persist;		/* interface tap: STMT_PERSIST_* */
 	char			bridge[STMT_DEV_MAX + 1];/* interface tap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */

@@ -278,8 +278,9 @@ iface_open_dev(struct iface *ifc, char *err, size_t errlen)
 }
 
 /*
- * Once a second for backends that can lose their device: take the
- * interface down when the device is gone, bring it up when it is back.
+ * Once a second for backends that look at their device (tick()) or can
+ * lose it (present()): take the interface down when the device is gone,
+ * bring it up when it is back.
  * A device that fails to open the same way every second is logged once.
  */
 static void
@@ -287,6 +288,10 @@ iface_watch_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct iface	*ifc = arg;
 
+	if (ifc->ops->tick != NULL && ifc->fd != -1)
+		ifc->ops->tick(ifc);
+	if (ifc->ops->present == NULL)
+		return;
 	if (ifc->up) {
 		(void)iface_capture_drops(ifc);
 		if (!ifc->ops->present(ifc)) {
@@ -354,7 +359,7 @@ iface_add(struct iface_list *list, struct iface_env *env,
 		free(ifc);
 		return -1;
 	}
-	if (ifc->ops->present != NULL) {
+	if (ifc->ops->present != NULL || ifc->ops->tick != NULL) {
 		ifc->ev_watch = event_new(env->base, -1, EV_PERSIST,
 		    iface_watch_cb, ifc);
 		if (ifc->ev_watch == NULL ||

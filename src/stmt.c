@@ -100,7 +100,7 @@ static int	 stmt_valid_congestion(const char *);
 static int	 stmt_valid_account(const char *);
 
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
-#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], " \
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no|auto] [bridge BR]], " \
 			"NAME pcap DEV [promisc yes|no] " \
 			"[filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 #define LINK_USAGE	"NAME HOST:PORT"
@@ -223,6 +223,12 @@ static const struct word iftype_words[] = {
 static const struct word yesno_words[] = {
 	{ "yes",	1 },
 	{ "no",		0 },
+};
+
+static const struct word persist_words[] = {
+	{ "yes",	STMT_PERSIST_YES },
+	{ "no",		STMT_PERSIST_NO },
+	{ "auto",	STMT_PERSIST_AUTO },
 };
 
 static int
@@ -1023,7 +1029,7 @@ static const struct {
 	{ "filter",	IOPT_FILTER,	STMT_IF_PCAP,	"a filter expression" },
 	{ "buffer",	IOPT_BUFFER,	STMT_IF_PCAP,	"BYTES" },
 	{ "up",		IOPT_UP,	STMT_IF_PCAP,	"yes or no" },
-	{ "persist",	IOPT_PERSIST,	STMT_IF_TAP,	"yes or no" },
+	{ "persist",	IOPT_PERSIST,	STMT_IF_TAP,	"yes, no or auto" },
 	{ "bridge",	IOPT_BRIDGE,	STMT_IF_TAP,	"a bridge device" },
 };
 
@@ -1049,11 +1055,15 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 	size_t		 len;
 
 	switch (opt) {
+	case IOPT_PERSIST:
+		if (word_value(persist_words, nitems(persist_words), v->s,
+		    &st->persist) == -1)
+			return fail(p, v->col, "invalid value '%s' (expected "
+			    "yes, no or auto)", show(b, v->s));
+		return 0;
 	case IOPT_PROMISC:
 	case IOPT_UP:
-	case IOPT_PERSIST:
-		return yesno_arg(p, v, opt == IOPT_UP ? &st->up :
-		    opt == IOPT_PERSIST ? &st->persist : &st->promisc);
+		return yesno_arg(p, v, opt == IOPT_UP ? &st->up : &st->promisc);
 	case IOPT_BUFFER:
 		if (parse_bytes(v->s, &st->buffer) == -1)
 			return fail(p, v->col, "invalid buffer size '%s' "
@@ -1138,9 +1148,12 @@ args_interface(struct parser *p, struct stmt *st)
 	}
 	if (type == STMT_IF_PCAP)
 		st->promisc = st->up = 1;
-	/* A TAP device outlives a restart unless told not to (vnetd.conf(5)). */
+	/*
+	 * A TAP device outlives a restart while it stays in our namespace,
+	 * unless told otherwise (vnetd.conf(5)).
+	 */
 	if (type == STMT_IF_TAP)
-		st->persist = 1;
+		st->persist = STMT_PERSIST_AUTO;
 	/* A pcap interface attaches to a device that exists: it must be named. */
 	if (type == STMT_IF_PCAP && (t = arg(p, 3)) == NULL)
 		return -1;
@@ -2211,11 +2224,13 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 			return snprintf(buf, len, "%s %s %s %s", kw, st->name,
 			    w, quote_path(st->path, path, sizeof(path)));
 		/* Options come after a device: the name stands for it. */
-		dev = st->dev[0] != '\0' ? st->dev : !st->persist ||
+		dev = st->dev[0] != '\0' ? st->dev :
+		    st->persist != STMT_PERSIST_AUTO ||
 		    st->bridge[0] != '\0' ? st->name : "";
 		return snprintf(buf, len, "%s %s %s%s%s%s%s%s", kw, st->name, w,
 		    dev[0] != '\0' ? " " : "", dev,
-		    st->persist ? "" : " persist no",
+		    st->persist == STMT_PERSIST_YES ? " persist yes" :
+		    st->persist == STMT_PERSIST_NO ? " persist no" : "",
 		    st->bridge[0] != '\0' ? " bridge " : "", st->bridge);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)
@@ -2451,7 +2466,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 		if (a->iftype == STMT_IF_QEMU)
 			return strcmp(a->path, b->path) == 0;
 		if (a->iftype == STMT_IF_TAP)
-			return !a->persist == !b->persist &&
+			return a->persist == b->persist &&
 			    strcmp(a->bridge, b->bridge) == 0;
 		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
 		    strcmp(a->filter, b->filter) == 0 &&

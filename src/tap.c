@@ -9,12 +9,17 @@
  * Written frames carry their header as received; a plain frame gets a
  * zero header.
  *
- * With `persist yes`, the default, the device outlives the daemon
- * (TUNSETPERSIST): a bridge port, a VM's peer, its addresses stay while
- * vnetd restarts, and the next start attaches to it again.  It goes with
- * the interface: del-interface, or a reload whose configuration no longer
- * has it, removes it (iface_del sets removing).  `persist no` leaves the
- * kernel to remove the device when the daemon's descriptor closes.
+ * A persistent device outlives the daemon (TUNSETPERSIST): a bridge port,
+ * a VM's peer, its addresses stay while vnetd restarts, and the next start
+ * attaches to it again.  It goes with the interface: del-interface, or a
+ * reload whose configuration no longer has it, removes it (iface_del sets
+ * removing).  `persist no` leaves the kernel to remove the device when the
+ * daemon's descriptor closes.  `persist auto`, the default, is yes while the
+ * device stays in the daemon's network namespace and no once it has been
+ * moved to another (a container's): a start finds a device by name in its
+ * own namespace only, so one kept in another would outlive a killed daemon
+ * there and stand in the way of the one its next start makes (the name
+ * taken when that is moved in too).  Once a second tap_tick() looks.
  * With `bridge BR` the device is put into bridge BR each time it is opened
  * (unless it is there), so that a device made anew joins it again.
  */
@@ -30,12 +35,49 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gso.h"
 #include "iface.h"
 #include "log.h"
+
+/* What a TAP interface keeps across its opened devices (iface->backend). */
+struct tap_state {
+	int	persisting;	/* TUNSETPERSIST 1 is set by us */
+	int	ifindex;	/* in our namespace when opened */
+};
+
+/* The index of device dev in our namespace, 0 when it has none here. */
+static int
+tap_ifindex(const char *dev)
+{
+	struct ifreq	 ifr;
+	int		 s, idx = 0;
+
+	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(s, SIOCGIFINDEX, &ifr) == 0)
+		idx = ifr.ifr_ifindex;
+	else if (errno != ENODEV)
+		idx = -1;
+	close(s);
+	return idx;
+}
+
+static int
+tap_set_persist(struct iface *ifc, int fd, int on)
+{
+	struct tap_state	*ts = ifc->backend;
+
+	if (ioctl(fd, TUNSETPERSIST, on) == -1)
+		return -1;
+	ts->persisting = on;
+	return 0;
+}
 
 /*
  * Puts dev into bridge br unless it is there already (a persistent device
@@ -82,9 +124,60 @@ tap_bridge(const char *dev, const char *br, char *err, size_t errlen)
 static void
 tap_unpersist(struct iface *ifc, int fd)
 {
-	if (ifc->conf.persist && ioctl(fd, TUNSETPERSIST, 0) == -1)
+	struct tap_state	*ts = ifc->backend;
+
+	if (ts->persisting && tap_set_persist(ifc, fd, 0) == -1)
 		log_warn("interface %s: cannot remove device %s", ifc->name,
 		    iface_devname(ifc));
+}
+
+static int
+tap_attach(struct iface *ifc, char *err, size_t errlen)
+{
+	if ((ifc->backend = calloc(1, sizeof(struct tap_state))) == NULL) {
+		snprintf(err, errlen, "interface %s: out of memory", ifc->name);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+tap_detach(struct iface *ifc)
+{
+	free(ifc->backend);
+	ifc->backend = NULL;
+}
+
+/*
+ * persist auto: the device is kept while it is ours to find again, in our
+ * namespace under its index, and let go with the daemon while it is not.
+ */
+static void
+tap_tick(struct iface *ifc)
+{
+	struct tap_state	*ts = ifc->backend;
+	const char		*dev = iface_devname(ifc);
+	int			 idx, here;
+
+	if (ifc->conf.persist != STMT_PERSIST_AUTO ||
+	    (idx = tap_ifindex(dev)) == -1)
+		return;
+	here = idx != 0 && idx == ts->ifindex;
+	if (here == ts->persisting)
+		return;
+	if (tap_set_persist(ifc, ifc->fd, here) == -1) {
+		log_warn("interface %s: device %s: TUNSETPERSIST", ifc->name,
+		    dev);
+		return;
+	}
+	if (here)
+		log_info("interface %s: device %s is back in our network "
+		    "namespace: it outlives vnetd again (persist auto)",
+		    ifc->name, dev);
+	else
+		log_info("interface %s: device %s was moved to another network "
+		    "namespace: it goes when vnetd exits, and a restart makes it "
+		    "anew (persist auto; persist yes keeps it)", ifc->name, dev);
 }
 
 static int
@@ -123,12 +216,15 @@ tap_open(struct iface *ifc, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	if (ifc->conf.persist && ioctl(fd, TUNSETPERSIST, 1) == -1) {
+	((struct tap_state *)ifc->backend)->persisting = 0;
+	if (ifc->conf.persist != STMT_PERSIST_NO &&
+	    tap_set_persist(ifc, fd, 1) == -1) {
 		snprintf(err, errlen, "%s: cannot make persistent: %s", dev,
 		    strerror(errno));
 		close(fd);
 		return -1;
 	}
+	((struct tap_state *)ifc->backend)->ifindex = tap_ifindex(dev);
 	if (iface_dev_up(dev, err, errlen) == -1 ||
 	    (ifc->conf.bridge[0] != '\0' &&
 	    tap_bridge(dev, ifc->conf.bridge, err, errlen) == -1)) {
@@ -199,4 +295,7 @@ const struct iface_ops tap_ops = {
 	.write_vh = tap_write_vh,
 	.vnet_hdr = 1,
 	.close = tap_close,
+	.attach = tap_attach,
+	.detach = tap_detach,
+	.tick = tap_tick,
 };

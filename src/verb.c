@@ -40,7 +40,7 @@ static const struct verb_rule del_route_rules[] = {
 	{ 4, NULL, "@route" }, { 0, NULL, NULL },
 };
 static const struct verb_rule add_interface_rules[] = {
-	{ 2, NULL, "tap pcap qemu" }, { -4, "persist", "yes no" },
+	{ 2, NULL, "tap pcap qemu" }, { -4, "persist", "yes no auto" },
 	{ -4, "promisc", "yes no" }, { -4, "up", "yes no" },
 	{ -4, NULL, "persist bridge promisc filter buffer up" },
 	{ 0, NULL, NULL },
@@ -100,7 +100,7 @@ static const struct verb verbs[] = {
 	    add_route_rules },
 	{ "del-route", "SRC DST link|interface NAME", "remove a route",
 	    del_route_rules },
-	{ "add-interface", "NAME tap [DEV [persist yes|no] [bridge BR]] | "
+	{ "add-interface", "NAME tap [DEV [persist yes|no|auto] [bridge BR]] | "
 	    "NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] "
 	    "[up yes|no] | NAME qemu PATH",
 	    "attach a TAP device, capture a device, or take a VM's socket",

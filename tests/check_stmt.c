@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV [persist yes|no] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no|auto] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -125,11 +125,12 @@ static const struct {
 	{ "add-interface vm qemu \"/run/vm 1.sock\"",
 	    "interface vm qemu \"/run/vm 1.sock\"" },
 	{ "interface vm tap vnet0 persist yes bridge virbr0",
-	    "interface vm tap vnet0 bridge virbr0" },
+	    "interface vm tap vnet0 persist yes bridge virbr0" },
 	{ "interface vm tap vm bridge br0 persist no",
 	    "interface vm tap vm persist no bridge br0" },
 	{ "interface vm tap vm persist no", "interface vm tap vm persist no" },
-	{ "interface vm tap vm persist yes", "interface vm tap vm" },
+	{ "interface vm tap vm persist yes", "interface vm tap vm persist yes" },
+	{ "interface vm tap vm persist auto", "interface vm tap vm" },
 	{ "interface vm tap", "interface vm tap" },
 	{ "interface lan pcap eth0 buffer 16m up no",
 	    "interface lan pcap eth0 buffer 16m up no" },
@@ -630,7 +631,7 @@ static const struct {
 	{ "interface vm qemu /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 19,
 	    "interface: path too long for a socket (max 107 characters)" },
 	{ "interface g1 tap t persist", 27,
-	    "interface: persist: expected yes or no" },
+	    "interface: persist: expected yes, no or auto" },
 	{ "interface g1 tap t bridge a/b", 27,
 	    "interface: invalid bridge name 'a/b'" },
 	{ "interface g1 tap t bridge b bridge c", 29,
@@ -1663,11 +1664,11 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		rnd_name(state, st->name, STMT_NAME_MAX);
 		if (st->op == STMT_OP_SET && rnd(state, 2)) {
 			st->iftype = STMT_IF_TAP;
-			/* persist no needs a device to follow. */
-			st->persist = 1;
+			/* persist yes or no needs a device to follow. */
+			st->persist = STMT_PERSIST_AUTO;
 			if (rnd(state, 2)) {
 				rnd_name(state, st->dev, STMT_DEV_MAX);
-				st->persist = (int)rnd(state, 2);
+				st->persist = (int)rnd(state, 3);
 			}
 		} else if (st->op == STMT_OP_SET) {
 			st->iftype = STMT_IF_PCAP;

@@ -46,7 +46,7 @@ in_bridge() {
 
 in_bridge vnet0 || fail "vnetd did not put vnet0 into br0: $(ip -n "$H_NS" link show vnet0 2>&1)"
 wait_for 15 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2 through the bridge"
-vctl h show config | grep -qxF 'interface vm tap vnet0 bridge br0' ||
+vctl h show config | grep -qxF 'interface vm tap vnet0 persist yes bridge br0' ||
 	fail "show config: $(vctl h show config)"
 
 say "vnetd restarts under a ping every 0.2 s"

@@ -5,8 +5,10 @@
 # b whose guest g2 has the other end; under a ping every 10 ms, h is stopped
 # (SIGTERM) and started again.  vnet0 is still there with its address after
 # the restart and the ping resumes; the longest run of lost pings is printed.
-# A reload of a configuration without the interface removes the device, and
-# with persist no the device goes when vnetd stops.
+# A device moved into another namespace goes with a killed vnetd (persist
+# auto), so the next start's device can take its place there.  A reload of
+# a configuration without the interface removes the device, and with
+# persist no the device goes when vnetd stops.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -62,6 +64,26 @@ gap=$(grep -o 'icmp_seq=[0-9]*' "$TMPD/ping" | cut -d= -f2 | sort -n | uniq |
 	awk 'NR > 1 && $1 - prev - 1 > max { max = $1 - prev - 1 } { prev = $1 } END { print max + 0 }')
 say "restart: longest loss run $gap pings (~$((gap * 10)) ms at 10 ms intervals)"
 [[ -n $gap ]] || fail "no ping output: $(tail -3 "$TMPD/ping")"
+
+say "a device moved to another namespace goes with a killed vnetd (persist auto)"
+mkns ct
+CT_NS=$(ns ct)
+vctl h add-interface ct tap vct0 >/dev/null || fail "add-interface ct failed"
+wait_for 10 ip -n "$H_NS" link show vct0 || fail "vnetd h did not create vct0"
+ip -n "$H_NS" link set vct0 netns "$CT_NS"
+wait_for 5 grep -q 'device vct0 was moved to another network namespace' "${D_LOG[h]}" ||
+	fail "vnetd h did not notice that vct0 moved"
+kill -KILL "${D_PID[h]}"
+wait "${D_PID[h]}" 2>/dev/null || true
+wait_for 5 bash -c "! ip -n '$CT_NS' link show vct0 2>/dev/null" ||
+	fail "vct0 outlived the killed vnetd in the other namespace"
+ip -n "$H_NS" link show vnet0 >/dev/null 2>&1 || fail "vnet0 went away with the killed vnetd"
+vnetd_restart h
+vctl h add-interface ct tap vct0 >/dev/null || fail "add-interface ct after the restart failed"
+wait_for 10 ip -n "$H_NS" link show vct0 || fail "vnetd h did not create vct0 again"
+ip -n "$H_NS" link set vct0 netns "$CT_NS" || fail "the new vct0 cannot go where the old one was"
+wait_link_up h b 40
+wait_for 15 h_ping || fail "h cannot ping guest 2 after being killed"
 
 say "a reload without the interface removes the device"
 printf '%s\n' "$H_CONF" >"${D_CONF[h]}"
