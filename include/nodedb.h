@@ -26,6 +26,13 @@
  * Ageing (OSPF's MaxAge, counted where the copy is held): a record lives
  * its lifetime from when it arrived unless a newer one replaces it; the
  * originator sends a fresh one every third of it.  Our own never ages.
+ * The lifetime held is the sender's bounded by ours (nodedb_set_bounds):
+ * a node cannot make its records outlive what this one grants.
+ *
+ * Room: a full database takes a record from a new origin, or a bigger
+ * copy, by dropping records of origins that gone() says are unreachable,
+ * the longest held first; only when none is left is the record refused.
+ * The departed never keep out a node that joins.
  */
 #ifndef VNET_NODEDB_H
 #define VNET_NODEDB_H
@@ -82,6 +89,8 @@ enum nodedb_result {
 struct nodedb_stats {
 	uint64_t	accepted, same, older, self_newer, full, too_soon, aged;
 	uint64_t	late;		/* too-soon copies taken later */
+	uint64_t	evicted;	/* of unreachable origins, for room */
+	uint64_t	lifetime_cut;	/* lifetimes above ours, bounded */
 };
 
 /*
@@ -91,6 +100,13 @@ struct nodedb_stats {
 struct nodedb	*nodedb_new(const char *self, size_t max,
 		    void (*cache_free)(void *));
 void		 nodedb_free(struct nodedb *);
+/*
+ * lifetime_max: the most this node grants a record (s, 0: the sender's);
+ * gone (may be NULL): 1 for an origin with no path, whose records may be
+ * dropped for room.
+ */
+void		 nodedb_set_bounds(struct nodedb *, uint16_t lifetime_max,
+		    int (*gone)(const char *origin, void *arg), void *arg);
 
 /*
  * A record from a peer (raw, n bytes, node_decode() said NODE_OK) with

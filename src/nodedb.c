@@ -20,6 +20,9 @@ struct nodedb {
 	size_t			 nodes;		/* topology records */
 	size_t			 bytes;		/* raw and late, all entries */
 	void			(*cache_free)(void *);
+	uint16_t		 lifetime_max;	/* 0: none */
+	int			(*gone)(const char *, void *);
+	void			*gone_arg;
 	struct nodedb_stats	 stats;
 };
 
@@ -34,6 +37,15 @@ nodedb_new(const char *self, size_t max, void (*cache_free)(void *))
 	db->max = max != 0 ? max : NODEDB_RECORDS_MAX;
 	db->cache_free = cache_free;
 	return db;
+}
+
+void
+nodedb_set_bounds(struct nodedb *db, uint16_t lifetime_max,
+    int (*gone)(const char *, void *), void *arg)
+{
+	db->lifetime_max = lifetime_max;
+	db->gone = gone;
+	db->gone_arg = arg;
 }
 
 static void
@@ -187,6 +199,16 @@ late_drop(struct nodedb *db, struct nodedb_entry *e)
 	e->late_seq = 0;
 }
 
+/* The lifetime held: the sender's, within ours. */
+static uint16_t
+granted(struct nodedb *db, uint16_t lifetime)
+{
+	if (db->lifetime_max == 0 || lifetime <= db->lifetime_max)
+		return lifetime;
+	db->stats.lifetime_cut++;
+	return db->lifetime_max;
+}
+
 /* Keeps the newest too-soon copy aside (none if out of memory or room). */
 static void
 late_keep(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
@@ -255,6 +277,39 @@ erase(struct nodedb *db, size_t at)
 	(void)tab_build(db, db->n);	/* the same size: cannot fail */
 }
 
+/*
+ * Drops records of unreachable origins, the longest held first, until one
+ * more entry (if entry) and need more bytes fit; keep is not dropped.
+ * Each round is a walk of the table: only a full database pays it.
+ */
+static int
+make_room(struct nodedb *db, int entry, size_t need,
+    const struct nodedb_entry *keep)
+{
+	struct nodedb_entry	*e;
+	size_t			 i, at;
+	int			 found;
+
+	if (db->gone == NULL)
+		return -1;
+	while ((entry && db->n >= db->max) ||
+	    db->bytes + need > NODEDB_BYTES_MAX) {
+		e = NULL;
+		for (i = 0; i < db->n; i++)
+			if (!db->e[i]->self && db->e[i] != keep &&
+			    (e == NULL ||
+			    db->e[i]->received_ms < e->received_ms) &&
+			    db->gone(db->e[i]->name, db->gone_arg))
+				e = db->e[i];
+		if (e == NULL)
+			return -1;
+		at = find(db, e->name, e->kind, e->id, &found);
+		erase(db, at);
+		db->stats.evicted++;
+	}
+	return 0;
+}
+
 enum nodedb_result
 nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
     const struct node_hdr *h, uint64_t now_ms)
@@ -293,12 +348,14 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 			late_keep(db, e, raw, n, seq, lifetime);
 			return NODEDB_TOO_SOON;
 		}
-		if (db->bytes - e->len + n > NODEDB_BYTES_MAX) {
+		if (n > e->len && db->bytes - e->len + n > NODEDB_BYTES_MAX &&
+		    make_room(db, 0, n - e->len, e) == -1) {
 			db->stats.full++;
 			return NODEDB_FULL;
 		}
 	} else {
-		if (db->n >= db->max || db->bytes + n > NODEDB_BYTES_MAX) {
+		if ((db->n >= db->max || db->bytes + n > NODEDB_BYTES_MAX) &&
+		    make_room(db, 1, n, NULL) == -1) {
 			db->stats.full++;
 			return NODEDB_FULL;
 		}
@@ -312,7 +369,7 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 		return NODEDB_NOMEM;
 	}
 	e->seq = seq;
-	e->lifetime = lifetime;
+	e->lifetime = granted(db, lifetime);
 	e->received_ms = now_ms;
 	if (e->late != NULL && e->late_seq <= seq)
 		late_drop(db, e);
@@ -345,7 +402,7 @@ nodedb_late(struct nodedb *db, uint64_t now_ms,
 		e->raw = e->late;
 		e->len = e->late_len;
 		e->seq = e->late_seq;
-		e->lifetime = e->late_lifetime;
+		e->lifetime = granted(db, e->late_lifetime);
 		e->received_ms = now_ms;
 		e->late = NULL;		/* now e->raw, still counted */
 		e->late_len = 0;

@@ -284,6 +284,29 @@ routing_on(const struct routing *r)
 	return r != NULL && r->on;
 }
 
+/* A database entry's origin with no path from here, as last computed. */
+static int
+origin_gone(const char *name, void *arg)
+{
+	struct routing	*r = arg;
+	int		 idx;
+
+	return r->spf == NULL || (idx = spf_find(r->spf, name)) == SPF_NONE ||
+	    !spf_reachable(r->spf, idx);
+}
+
+/*
+ * What this node grants: the lifetime it gives its own records (three
+ * refresh intervals), and room taken from the unreachable.
+ */
+static void
+db_bounds(struct routing *r)
+{
+	if (r->db != NULL)
+		nodedb_set_bounds(r->db, (uint16_t)(3 * routing_refresh_s(r)),
+		    origin_gone, r);
+}
+
 int
 routing_apply(struct routing *r, const struct stmt *st, char *err,
     size_t errlen)
@@ -302,6 +325,7 @@ routing_apply(struct routing *r, const struct stmt *st, char *err,
 	}
 	r->on = st->flag;
 	r->refresh = st->num;
+	db_bounds(r);
 	return 0;
 }
 
@@ -325,6 +349,7 @@ routing_start(struct routing *r, const char *node)
 	    (r->rbuf = malloc(NODE_RECORD_MAX)) == NULL ||
 	    shortcut_start(r) == -1)
 		return -1;
+	db_bounds(r);
 	/* Above anything this node said before it restarted. */
 	r->seq = r->env.wall_ms(r->env.arg);
 	r->started = 1;
@@ -426,6 +451,8 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("records_late", ds.late);
 	ROW("records_about_us", ds.self_newer);
 	ROW("records_aged", ds.aged);
+	ROW("records_evicted", ds.evicted);
+	ROW("records_lifetime_cut", ds.lifetime_cut);
 	ROW("routes_computed", r->st.recomputed);
 	ROW("routes_changed_ms", r->changed_ms);
 	ROW("auto_routes", r->nroutes);

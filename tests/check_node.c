@@ -484,6 +484,80 @@ START_TEST(db_ageing)
 }
 END_TEST
 
+/* Origins whose name starts with "gone": no path to them. */
+static int
+gone_cb(const char *origin, void *arg)
+{
+	(*(int *)arg)++;
+	return strncmp(origin, "gone", 4) == 0;
+}
+
+START_TEST(db_room)
+{
+	struct nodedb	*db = nodedb_new("self", 4, NULL);
+	uint8_t		 b[NODE_RECORD_MAX];
+	struct nodedb_stats st;
+	size_t		 n;
+	int		 asked = 0;
+
+	n = raw(b, "self", 1, 90);
+	ck_assert_int_eq(originate(db, b, n, 1, 90, 0), 0);
+	n = raw(b, "gone1", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "gone1", 1, 90, 1000), NODEDB_NEW);
+	n = raw(b, "gone2", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "gone2", 1, 90, 500), NODEDB_NEW);
+	n = raw(b, "live", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "live", 1, 90, 1000), NODEDB_NEW);
+	/* Full, and nothing says who is gone: refused, as before. */
+	n = raw(b, "new1", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "new1", 1, 90, 2000), NODEDB_FULL);
+	nodedb_set_bounds(db, 0, gone_cb, &asked);
+	/* The longest held of the unreachable makes room: gone2. */
+	ck_assert_int_eq(offer(db, b, n, "new1", 1, 90, 2000), NODEDB_NEW);
+	ck_assert_int_gt(asked, 0);
+	ck_assert_ptr_null(nodedb_get(db, "gone2", NODE_KIND_TOPO, 0));
+	ck_assert_ptr_nonnull(nodedb_get(db, "gone1", NODE_KIND_TOPO, 0));
+	n = raw(b, "new2", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "new2", 1, 90, 2000), NODEDB_NEW);
+	ck_assert_ptr_null(nodedb_get(db, "gone1", NODE_KIND_TOPO, 0));
+	/* Only the living and ourselves are left: a third is refused. */
+	n = raw(b, "new3", 1, 90);
+	ck_assert_int_eq(offer(db, b, n, "new3", 1, 90, 2000), NODEDB_FULL);
+	ck_assert_ptr_nonnull(nodedb_get(db, "self", NODE_KIND_TOPO, 0));
+	ck_assert_ptr_nonnull(nodedb_get(db, "live", NODE_KIND_TOPO, 0));
+	ck_assert_uint_eq(nodedb_count(db), 4);
+	nodedb_stats(db, &st);
+	ck_assert_uint_eq(st.evicted, 2);
+	ck_assert_uint_eq(st.full, 2);
+	nodedb_free(db);
+}
+END_TEST
+
+START_TEST(db_lifetime_bound)
+{
+	struct nodedb	*db = nodedb_new("self", 0, NULL);
+	uint8_t		 b[NODE_RECORD_MAX];
+	struct nodedb_stats st;
+	size_t		 n;
+
+	nodedb_set_bounds(db, 90, NULL, NULL);
+	/* The sender asks for three hours: we grant our 90 s. */
+	n = raw(b, "a", 1, NODE_LIFETIME_MAX);
+	ck_assert_int_eq(offer(db, b, n, "a", 1, NODE_LIFETIME_MAX, 1000),
+	    NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->lifetime, 90);
+	n = raw(b, "b", 1, 30);
+	ck_assert_int_eq(offer(db, b, n, "b", 1, 30, 1000), NODEDB_NEW);
+	ck_assert_uint_eq(nodedb_get(db, "b", NODE_KIND_TOPO, 0)->lifetime, 30);
+	ck_assert_uint_eq(nodedb_age(db, 1000 + 90 * 1000 - 1, NULL, NULL), 1);
+	ck_assert_uint_eq(nodedb_age(db, 1000 + 90 * 1000, NULL, NULL), 1);
+	ck_assert_uint_eq(nodedb_count(db), 0);
+	nodedb_stats(db, &st);
+	ck_assert_uint_eq(st.lifetime_cut, 1);
+	nodedb_free(db);
+}
+END_TEST
+
 /* The star with a cycle: proxy - host1..4, host1-host2, host2-host3. */
 static struct spf *
 star(int cycle, const char *self_name, int *self)
@@ -710,6 +784,8 @@ main(void)
 	tc = tcase_create("nodedb");
 	tcase_add_test(tc, db_flooding);
 	tcase_add_test(tc, db_ageing);
+	tcase_add_test(tc, db_room);
+	tcase_add_test(tc, db_lifetime_bound);
 	tcase_add_test(tc, db_late);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("spf");

@@ -86,6 +86,7 @@ struct sim {
 	unsigned int	 loss_pct, dup_pct;
 	uint64_t	 msgs, bytes, lost;
 	unsigned int	 refresh;	/* s, for every node; 0: the default */
+	size_t		 records_max;	/* each node's database; 0: default */
 };
 
 static uint32_t
@@ -303,6 +304,7 @@ node_start(struct node *n)
 	char		 err[128];
 
 	env.arg = n;
+	env.records_max = n->s->records_max;
 	ck_assert_ptr_nonnull(n->r = routing_new(&env, n->fwd));
 	memset(&st, 0, sizeof(st));
 	st.kind = STMT_ROUTING;
@@ -313,13 +315,14 @@ node_start(struct node *n)
 }
 
 static struct sim *
-sim_new(unsigned int nn, unsigned int refresh)
+sim_new_max(unsigned int nn, unsigned int refresh, size_t records_max)
 {
 	struct sim	*s;
 	struct node	*n;
 	unsigned int	 i;
 
 	ck_assert_ptr_nonnull(s = calloc(1, sizeof(*s)));
+	s->records_max = records_max;
 	s->wall0 = 1700000000000ULL;
 	s->now = 1000;
 	s->rng = 2463534242u;
@@ -338,6 +341,34 @@ sim_new(unsigned int nn, unsigned int refresh)
 		node_start(n);
 	}
 	return s;
+}
+
+static struct sim *
+sim_new(unsigned int nn, unsigned int refresh)
+{
+	return sim_new_max(nn, refresh, 0);
+}
+
+/* One counter of routing_show_stats(). */
+static uint64_t
+stat_of(struct routing *r, const char *name)
+{
+	struct evbuffer	*b = evbuffer_new();
+	char		*line;
+	size_t		 len, nl = strlen(name);
+	uint64_t	 v = UINT64_MAX;
+
+	ck_assert_ptr_nonnull(b);
+	routing_show_stats(r, b);
+	while ((line = evbuffer_readln(b, &len, EVBUFFER_EOL_LF)) != NULL) {
+		if (len > nl && strncmp(line, name, nl) == 0 &&
+		    line[nl] == '\t')
+			v = strtoull(line + nl + 1, NULL, 10);
+		free(line);
+	}
+	evbuffer_free(b);
+	ck_assert_uint_ne(v, UINT64_MAX);
+	return v;
 }
 
 static void
@@ -735,6 +766,47 @@ START_TEST(partition_and_heal)
 }
 END_TEST
 
+/*
+ * A database full of a departed node's records takes a node that joins:
+ * the unreachable's records make room (nodedb.h).  Six records is what
+ * nodes 0, 1 and 2 fill node 0's with (a topology record and a MAC page
+ * each).
+ */
+START_TEST(full_takes_the_living)
+{
+	struct sim	*s = sim_new_max(4, 30, 6);
+	uint8_t		 mac[6];
+	unsigned int	 i, hops;
+
+	for (i = 0; i < 4; i++) {
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	sim_link(s, 0, 1, 1);
+	sim_link(s, 0, 2, 1);
+	sim_run(s, 3000);
+	mac_of(2, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 2);
+	ck_assert_uint_eq(routing_nodes(s->nodes[0].r), 3);
+	/* Node 2 goes; its records stay for their lifetime.  Node 3 joins. */
+	link_down(s->links[1]);
+	sim_run(s, 1000);
+	sim_link(s, 0, 3, 1);
+	for (i = 0; i < 20; i++) {
+		mac_of(3, mac);
+		guest_speaks(s, 3, mac);
+		sim_run(s, 500);
+	}
+	mac_of(3, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 3);
+	mac_of(1, mac);
+	ck_assert_int_eq(follow(s, 0, mac, &hops), 1);
+	ck_assert_uint_ge(stat_of(s->nodes[0].r, "records_evicted"), 1);
+	ck_assert_uint_eq(stat_of(s->nodes[0].r, "records_lifetime_cut"), 0);
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(restart_lower_seq)
 {
 	unsigned int	 owner[6];
@@ -879,6 +951,7 @@ main(void)
 	tcase_add_test(tc, migration);
 	tcase_add_test(tc, cut_and_heal);
 	tcase_add_test(tc, partition_and_heal);
+	tcase_add_test(tc, full_takes_the_living);
 	tcase_add_test(tc, restart_lower_seq);
 	tcase_add_test(tc, lost_and_duplicated);
 	suite_add_tcase(su, tc);
