@@ -52,6 +52,9 @@ struct reseq_stats {
 	uint64_t	released_other;	/* ... a third link, a collision, a
 					   port gone */
 	uint64_t	held_bytes;	/* now */
+	uint64_t	off_path;	/* frames by a link their source's
+					   path does not take: on, unheld,
+					   the flow's state left alone */
 };
 
 /* Hands a frame held on to port to. */
@@ -60,6 +63,17 @@ typedef void	(*reseq_deliver_fn)(void *arg, void *to,
 
 struct reseq	*reseq_new(reseq_deliver_fn, void *arg);
 void		 reseq_free(struct reseq *);
+
+/*
+ * Optional: 1 if frame f may come by port from (a path its source may
+ * take).  Asked only of a frame by a link other than its flow's: one that
+ * fails goes on at once and changes nothing, so frames sent by a link
+ * that does not carry a flow (an insider's, under the flow's addresses)
+ * can neither start a hold nor take the flow over.
+ */
+typedef int	(*reseq_check_fn)(void *arg, void *from,
+		    const struct sw_frame *f);
+void		 reseq_set_check(struct reseq *, reseq_check_fn, void *arg);
 
 /* The flow a frame belongs to, toward an output port. */
 uint32_t	 reseq_key(const struct reseq *, const uint8_t *eth,

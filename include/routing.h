@@ -110,6 +110,14 @@ void		 routing_link_down(struct routing *, void *link);
 int		 routing_input(struct routing *, void *link, const uint8_t *p,
 		    size_t n, const char **why);
 /* A guest's frame, from the interface whose port is in. */
+/*
+ * 1 if a frame with source MAC src may come by link (the env's handle):
+ * the link is to the node that owns src, or the one this node's route to
+ * src takes.  Without routing, or from a peer without the control plane,
+ * any link may.
+ */
+int		 routing_on_path(struct routing *, void *link,
+		    const uint8_t *src);
 void		 routing_guest_frame(struct routing *, struct fwd_port *in,
 		    const uint8_t *eth, size_t len);
 

@@ -76,6 +76,12 @@ struct sw_hooks {
 	/* A frame from a guest, before forwarding (its source is local). */
 	void	(*guest_frame)(void *arg, struct port *, const uint8_t *eth,
 		    size_t len);
+	/*
+	 * Optional: 1 if a frame with source MAC src may come by link port
+	 * from (a path its source's node uses toward this one); asked before
+	 * the frame takes part in resequencing (reseq_set_check()).
+	 */
+	int	(*on_path)(void *arg, struct port *from, const uint8_t *src);
 	void	*arg;
 };
 

@@ -897,6 +897,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("reseq_released_other", rs->released_other);
 	ROW("reseq_held_bytes", rs->held_bytes);
 	ROW("reseq_lost", ss->reseq_lost);
+	ROW("reseq_off_path", rs->off_path);
 	ROW("tls_refused", d->links.conns.stats.tls_refused);
 	ROW("tls_failed", d->links.conns.stats.tls_failed);
 	ROW("not_allowed", d->listeners.not_allowed);

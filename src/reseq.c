@@ -41,6 +41,8 @@ TAILQ_HEAD(slot_list, slot);
 struct reseq {
 	reseq_deliver_fn	 deliver;
 	void			*arg;
+	reseq_check_fn		 check;
+	void			*check_arg;
 	uint32_t		 seed;
 	struct reseq_stats	 st;
 	struct slot_list	 holding;
@@ -187,13 +189,28 @@ hold(struct reseq *q, struct slot *s, void *to,
 	return 0;
 }
 
+void
+reseq_set_check(struct reseq *q, reseq_check_fn fn, void *arg)
+{
+	q->check = fn;
+	q->check_arg = arg;
+}
+
 int
 reseq_input(struct reseq *q, uint32_t key, void *from, void *to,
     const struct sw_frame *f, uint64_t now_us)
 {
 	struct slot	*s = &q->slots[key & (RESEQ_SLOTS - 1)];
+	int		 ours = s->used && s->key == key && s->to == to;
 
-	if (!s->used || s->key != key || s->to != to) {
+	/* Not by the flow's links: is it by one its source may use? */
+	if (q->check != NULL && (!ours || (from != s->from &&
+	    from != s->holdp)) && !q->check(q->check_arg, from, f)) {
+		q->st.off_path++;
+		return 0;
+	}
+
+	if (!ours) {
 		/* A new flow, or another in its slot. */
 		if (s->holdp != NULL)
 			release(q, s, &q->st.released_other);

@@ -330,6 +330,20 @@ routing_apply(struct routing *r, const struct stmt *st, char *err,
 }
 
 int
+routing_on_path(struct routing *r, void *link, const uint8_t *src)
+{
+	struct routing_nbr	*nb;
+	struct routing_rmac	*m;
+
+	if (!r->on || !r->started ||
+	    (nb = routing_nbr_find(r, link)) == NULL || nb->peer[0] == '\0')
+		return 1;
+	if ((m = routing_mac_remote(r, src)) == NULL)
+		return 0;
+	return strcmp(m->owner, nb->peer) == 0 || strcmp(m->via, nb->name) == 0;
+}
+
+int
 routing_start(struct routing *r, const char *node)
 {
 	uint64_t	 now = routing_now(r);

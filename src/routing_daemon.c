@@ -174,6 +174,15 @@ rd_guest_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 	routing_guest_frame(rd->r, p->fp, eth, len);
 }
 
+/* The switch's hook: may a frame from src come by this link? */
+static int
+rd_on_path(void *arg, struct port *from, const uint8_t *src)
+{
+	struct routing_daemon	*rd = arg;
+
+	return routing_on_path(rd->r, from->owner, src);
+}
+
 /* The links' hooks. */
 
 static int
@@ -339,6 +348,7 @@ routing_daemon_add(struct vnetd *d)
 		return -1;
 	}
 	hooks.guest_frame = rd_guest_frame;
+	hooks.on_path = rd_on_path;
 	hooks.arg = rd;
 	sw_set_hooks(d->sw, &hooks);
 	return 0;

@@ -71,6 +71,15 @@ sw_reseq_deliver(void *arg, void *to, const struct sw_frame *f)
 	sw_output(sw, p, f, 1, sw->now_us());
 }
 
+static int
+sw_reseq_check(void *arg, void *from, const struct sw_frame *f)
+{
+	struct sw	*sw = arg;
+
+	return sw->hooks.on_path == NULL || sw->hooks.on_path(sw->hooks.arg,
+	    from, f->eth + ETHER_ADDR_LEN);
+}
+
 struct sw *
 sw_new(uint64_t (*now_us)(void), char *err, size_t errlen)
 {
@@ -89,6 +98,7 @@ sw_new(uint64_t (*now_us)(void), char *err, size_t errlen)
 	    (sw->fwd = fwd_new(0)) == NULL ||
 	    (sw->reseq = reseq_new(sw_reseq_deliver, sw)) == NULL)
 		goto fail;
+	reseq_set_check(sw->reseq, sw_reseq_check, sw);
 	return sw;
 fail:
 	snprintf(err, errlen, "switch: out of memory");

@@ -645,6 +645,49 @@ START_TEST(test_reseq_bounds)
 }
 END_TEST
 
+/* Frames by a link off the source's path: on at once, nothing changed. */
+static int
+only_a_and_c(void *arg, void *from, const struct sw_frame *f)
+{
+	(void)f;
+	return from != arg;
+}
+
+START_TEST(test_reseq_off_path)
+{
+	struct reseq	*q;
+	static uint8_t	 eth[64];
+	struct sw_frame	 f = { NULL, eth, sizeof(eth), 5, 0, 0 };
+	int		 a, b, c, to, i;
+	uint32_t	 key;
+
+	ck_assert_ptr_nonnull(q = reseq_new(count_deliver, NULL));
+	reseq_set_check(q, only_a_and_c, &b);
+	delivered = 0;
+	key = reseq_key(q, eth, sizeof(eth), &to);
+	/* The flow by a, every 100 us. */
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(reseq_input(q, key, &a, &to, &f,
+		    1000 + 100 * (uint64_t)i), 0);
+	/* b, an insider's link, sends under the flow: on, unheld. */
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(reseq_input(q, key, &b, &to, &f, 2000), 0);
+	ck_assert_uint_eq(reseq_stats(q)->off_path, 10);
+	ck_assert_uint_eq(reseq_stats(q)->holds, 0);
+	/* a is still the flow's link: its frames are not held. */
+	ck_assert_int_eq(reseq_input(q, key, &a, &to, &f, 2001), 0);
+	ck_assert_uint_eq(reseq_stats(q)->holds, 0);
+	/* c, a path the source takes: held while a is still talking. */
+	ck_assert_int_eq(reseq_input(q, key, &c, &to, &f, 2002), 1);
+	ck_assert_uint_eq(reseq_stats(q)->holds, 1);
+	/* b cannot end the hold as a third link would. */
+	ck_assert_int_eq(reseq_input(q, key, &b, &to, &f, 2003), 0);
+	ck_assert_uint_eq(reseq_stats(q)->released_other, 0);
+	ck_assert_uint_eq(reseq_stats(q)->held, 1);
+	reseq_free(q);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -663,6 +706,7 @@ main(void)
 	tcase_add_test(tc, test_port_down);
 	tcase_add_test(tc, test_reseq);
 	tcase_add_test(tc, test_reseq_bounds);
+	tcase_add_test(tc, test_reseq_off_path);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
