@@ -2,7 +2,8 @@
  * libFuzzer target: the status server's request paths and query strings,
  * and the JSON renderer of show replies.  A path either fails with a
  * reason or names something to answer; an API path always becomes a show
- * statement (the server must never run anything else).  Any reply lines
+ * statement (the server must never run anything else) with a page of
+ * 1..HTTP_LIMIT_MAX rows from an offset within HTTP_OFFSET_MAX.  Any reply lines
  * render to JSON without fault.
  */
 #include <stdint.h>
@@ -41,6 +42,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (t.kind == HTTP_API) {
 		if (stmt_parse(t.line, &st, &perr) != 1 ||
 		    st.kind != STMT_SHOW)
+			abort();
+		/* A page is never unbounded, and never empty by asking. */
+		if (t.limit == 0 || t.limit > HTTP_LIMIT_MAX ||
+		    t.offset > HTTP_OFFSET_MAX)
 			abort();
 	} else if (t.kind == HTTP_HISTORY) {
 		if (!stmt_valid_name(t.name))

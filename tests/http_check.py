@@ -10,6 +10,15 @@
                           prints how many connected
   big HOST PORT           a request with 64 KiB of headers: not answered 200
   garbage HOST PORT       random bytes: not answered 200
+  flood HOST PORT SECS    opens connections as fast as it can for SECS,
+                          each closed once the server shuts it; prints how
+                          many were opened
+  noread HOST PORT N PATH SECS [local]
+                          N connections, each asks for PATH and never
+                          reads, for SECS; local: from 127.0.0.1 up to
+                          127.0.0.N (one address each)
+  page FILE HEADERS       a paged answer: prints its rows and the counts
+                          of its headers (X-Total-Count, X-Offset, X-Count)
 """
 import json
 import os
@@ -234,10 +243,77 @@ def garbage(host, port):
     print("garbage: %s" % (code or "closed"))
 
 
+def flood(host, port, secs):
+    end = time.monotonic() + float(secs)
+    n, open_ = 0, []
+    while time.monotonic() < end:
+        try:
+            s = socket.create_connection((host, int(port)), timeout=1)
+            s.setblocking(False)
+            open_.append(s)
+            n += 1
+        except OSError:
+            time.sleep(0.01)
+        # Closed by the server: let it go, keep the rest.
+        keep = []
+        for s in open_:
+            try:
+                if s.recv(1) == b"":
+                    s.close()
+                    continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                s.close()
+                continue
+            keep.append(s)
+        open_ = keep[-200:]
+        for s in keep[:-200]:
+            s.close()
+    print("%d connections opened" % n)
+
+
+def noread(host, port, n, path, secs, spread=""):
+    socks = []
+    local = spread == "local"
+    for i in range(int(n)):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        if local:
+            s.bind(("127.0.0.%d" % (i + 1), 0))
+        s.settimeout(5)
+        try:
+            s.connect((host, int(port)))
+            s.sendall(b"GET " + path.encode() +
+                      b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        except OSError:
+            pass
+        socks.append(s)
+    print("%d connections asking, not reading" % len(socks))
+    sys.stdout.flush()
+    time.sleep(float(secs))
+    for s in socks:
+        s.close()
+
+
+def page(path, headers):
+    with open(path) as f:
+        rows = json.load(f)
+    h = {}
+    with open(headers) as f:
+        for line in f:
+            if ":" in line:
+                k, v = line.split(":", 1)
+                h[k.strip().lower()] = v.strip()
+    print(len(rows), h.get("x-total-count", "-"), h.get("x-offset", "-"),
+          h.get("x-count", "-"))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"same": same, "metrics": metrics, "slow": slow, "many": many,
-     "big": big, "garbage": garbage, "refused": refused}[cmd](*args)
+     "big": big, "garbage": garbage, "refused": refused,
+     "flood": flood, "noread": noread, "page": page}[cmd](*args)
 
 
 if __name__ == "__main__":
