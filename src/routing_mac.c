@@ -133,10 +133,13 @@ share_full(struct routing *r, const struct fwd_port *port)
 }
 
 static void
-local_del(struct routing *r, const uint8_t *mac)
+local_del(struct routing *r, const uint8_t *mac_arg)
 {
 	struct routing_lmac	**mp, *m;
+	uint8_t			  mac[ETHER_ADDR_LEN];
 
+	/* A copy: mac_arg may be the entry's own, freed below. */
+	memcpy(mac, mac_arg, ETHER_ADDR_LEN);
 	for (mp = &r->local[routing_mac_bucket(r, mac)]; (m = *mp) != NULL;
 	    mp = &m->next)
 		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0) {

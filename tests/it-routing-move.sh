@@ -116,6 +116,7 @@ ip netns del "$(ns twin)"
 # twin is down: host1 withdraws the MAC if it still holds it.  If host4's
 # claim came after the twin's last one, host1 gave the MAC up already.
 given_up() {
+	vctl_daemon_ready host1 || fail "vnetd host1 died: $(tail -n 30 "${D_LOG[host1]}")"
 	stat_at_least host1 macs_withdrawn_down $((wd + 1)) || ! owner_is host1 "$G1" host1
 }
 wait_for 5 given_up ||
