@@ -15,8 +15,8 @@
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
+#include "certgen.h"
 #include "node.h"
 #include "nodesig.h"
 
@@ -40,48 +40,6 @@ need(int ok, const char *what)
 		fprintf(stderr, "nodesig: %s failed\n", what);
 		exit(1);
 	}
-}
-
-static EVP_PKEY *
-keygen(int type)
-{
-	EVP_PKEY_CTX	*pc;
-	EVP_PKEY	*k = NULL;
-
-	need((pc = EVP_PKEY_CTX_new_id(type, NULL)) != NULL &&
-	    EVP_PKEY_keygen_init(pc) == 1 && (type != EVP_PKEY_EC ||
-	    EVP_PKEY_CTX_set_ec_paramgen_curve_nid(pc,
-	    NID_X9_62_prime256v1) == 1) && EVP_PKEY_keygen(pc, &k) == 1,
-	    "keygen");
-	EVP_PKEY_CTX_free(pc);
-	return k;
-}
-
-static X509 *
-certify(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey)
-{
-	X509_EXTENSION	*e;
-	X509_NAME	*n;
-	X509		*x;
-
-	need((x = X509_new()) != NULL, "X509_new");
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), issuer == NULL ? 1 : 2);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600);
-	n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-	    (const unsigned char *)cn, -1, -1, 0);
-	X509_set_issuer_name(x, issuer != NULL ?
-	    X509_get_subject_name(issuer) : n);
-	X509_set_pubkey(x, key);
-	e = X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints,
-	    issuer == NULL ? "critical,CA:TRUE" : "critical,CA:FALSE");
-	X509_add_ext(x, e, -1);
-	X509_EXTENSION_free(e);
-	need(X509_sign(x, ikey != NULL ? ikey : key, EVP_sha256()) > 0,
-	    "X509_sign");
-	return x;
 }
 
 static void
@@ -116,8 +74,8 @@ run(const char *what, int type, X509_STORE *store, X509 *ca, EVP_PKEY *cak,
 {
 	static struct signed_rec pool[POOL];
 	struct nodesig	*s;
-	EVP_PKEY	*key = keygen(type);
-	X509		*cert = certify("host1", key, ca, cak);
+	EVP_PKEY	*key = certgen_key(type);
+	X509		*cert = certgen_cert("host1", key, ca, cak, 2, 1);
 	const char	*why;
 	double		 t, dec_ns, sign_ns, once_ns, cert_ns, same_ns;
 	size_t		 n;
@@ -190,8 +148,8 @@ run(const char *what, int type, X509_STORE *store, X509 *ca, EVP_PKEY *cak,
 int
 main(int argc, char **argv)
 {
-	EVP_PKEY	*cak = keygen(EVP_PKEY_EC);
-	X509		*ca = certify("ca", cak, NULL, NULL);
+	EVP_PKEY	*cak = certgen_key(EVP_PKEY_EC);
+	X509		*ca = certgen_cert("ca", cak, NULL, NULL, 1, 1);
 	X509_STORE	*store;
 	int		 iters = argc > 1 ? atoi(argv[1]) : 2000;
 

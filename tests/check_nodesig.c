@@ -20,6 +20,7 @@
 #include <openssl/x509v3.h>
 
 #include "buf.h"
+#include "certgen.h"
 #include "node.h"
 #include "nodesig.h"
 
@@ -33,63 +34,26 @@ static X509_STORE	*store;
 static struct node_rec	 rec, dec;
 static uint8_t		 buf[NODE_RECORD_MAX];
 
-static EVP_PKEY *
-keygen(int type)
-{
-	EVP_PKEY_CTX	*pc;
-	EVP_PKEY	*k = NULL;
-
-	pc = EVP_PKEY_CTX_new_id(type, NULL);
-	ck_assert_ptr_nonnull(pc);
-	ck_assert_int_eq(EVP_PKEY_keygen_init(pc), 1);
-	if (type == EVP_PKEY_EC)
-		ck_assert_int_eq(EVP_PKEY_CTX_set_ec_paramgen_curve_nid(pc,
-		    NID_X9_62_prime256v1), 1);
-	ck_assert_int_eq(EVP_PKEY_keygen(pc, &k), 1);
-	EVP_PKEY_CTX_free(pc);
-	return k;
-}
-
 /* A certificate for cn, by issuer (NULL: itself, a CA). */
 static void
-make(struct ident *id, const char *cn, int type, const struct ident *issuer)
+make(struct ident *id, const char *cn, int type, const struct ident *issuer,
+    long serial)
 {
-	X509_EXTENSION	*e;
-	X509_NAME	*n;
-	X509		*x;
-	static long	 serial = 1;
-
-	id->key = keygen(type);
-	ck_assert_ptr_nonnull(x = X509_new());
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), serial++);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 24 * 3600);
-	n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-	    (const unsigned char *)cn, -1, -1, 0);
-	X509_set_issuer_name(x, issuer != NULL ?
-	    X509_get_subject_name(issuer->cert) : n);
-	X509_set_pubkey(x, id->key);
-	e = X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints,
-	    issuer == NULL ? "critical,CA:TRUE" : "critical,CA:FALSE");
-	ck_assert_ptr_nonnull(e);
-	X509_add_ext(x, e, -1);
-	X509_EXTENSION_free(e);
-	ck_assert_int_gt(X509_sign(x, issuer != NULL ? issuer->key : id->key,
-	    EVP_sha256()), 0);
-	id->cert = x;
+	ck_assert_ptr_nonnull(id->key = certgen_key(type));
+	ck_assert_ptr_nonnull(id->cert = certgen_cert(cn, id->key,
+	    issuer != NULL ? issuer->cert : NULL,
+	    issuer != NULL ? issuer->key : NULL, serial, 1));
 }
 
 static void
 setup(void)
 {
-	make(&ca1, "ca1", EVP_PKEY_EC, NULL);
-	make(&ca2, "ca2", EVP_PKEY_EC, NULL);
-	make(&n1, "n1", EVP_PKEY_EC, &ca1);
-	make(&n1ed, "n1", EVP_PKEY_ED25519, &ca1);
-	make(&n1other, "n1", EVP_PKEY_EC, &ca2);
-	make(&n2, "n2", EVP_PKEY_EC, &ca1);
+	make(&ca1, "ca1", EVP_PKEY_EC, NULL, 1);
+	make(&ca2, "ca2", EVP_PKEY_EC, NULL, 2);
+	make(&n1, "n1", EVP_PKEY_EC, &ca1, 3);
+	make(&n1ed, "n1", EVP_PKEY_ED25519, &ca1, 4);
+	make(&n1other, "n1", EVP_PKEY_EC, &ca2, 5);
+	make(&n2, "n2", EVP_PKEY_EC, &ca1, 6);
 	ck_assert_ptr_nonnull(store = X509_STORE_new());
 	ck_assert_int_eq(X509_STORE_add_cert(store, ca1.cert), 1);
 }

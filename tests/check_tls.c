@@ -24,6 +24,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "certgen.h"
 #include "tls.h"
 
 #define NODE		"n1"
@@ -38,11 +39,8 @@ static SSL_CTX	*ctx;
 static void
 make_files(void)
 {
-	EVP_PKEY_CTX	*pc;
-	EVP_PKEY	*k = NULL;
+	EVP_PKEY	*k;
 	X509		*x;
-	X509_NAME	*n;
-	X509_EXTENSION	*e;
 	FILE		*f;
 
 	snprintf(dir, sizeof(dir), "/tmp/check_tls.XXXXXX");
@@ -50,31 +48,9 @@ make_files(void)
 	snprintf(certf, sizeof(certf), "%s/n1.crt", dir);
 	snprintf(keyf, sizeof(keyf), "%s/n1.key", dir);
 
-	pc = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
-	ck_assert_ptr_nonnull(pc);
-	ck_assert_int_eq(EVP_PKEY_keygen_init(pc), 1);
-	ck_assert_int_eq(EVP_PKEY_CTX_set_ec_paramgen_curve_nid(pc,
-	    NID_X9_62_prime256v1), 1);
-	ck_assert_int_eq(EVP_PKEY_keygen(pc, &k), 1);
-	EVP_PKEY_CTX_free(pc);
-
-	x = X509_new();
-	ck_assert_ptr_nonnull(x);
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600);
-	n = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
-	    (const unsigned char *)NODE, -1, -1, 0);
-	X509_set_issuer_name(x, n);
-	X509_set_pubkey(x, k);
-	e = X509V3_EXT_conf_nid(NULL, NULL, NID_basic_constraints,
-	    "critical,CA:TRUE");
-	ck_assert_ptr_nonnull(e);
-	X509_add_ext(x, e, -1);
-	X509_EXTENSION_free(e);
-	ck_assert_int_gt(X509_sign(x, k, EVP_sha256()), 0);
+	/* Its own CA; valid for a year, past the 30 days that are warned of. */
+	ck_assert_ptr_nonnull(k = certgen_key(EVP_PKEY_EC));
+	ck_assert_ptr_nonnull(x = certgen_cert(NODE, k, NULL, NULL, 1, 365));
 
 	ck_assert_ptr_nonnull(f = fopen(certf, "w"));
 	ck_assert_int_eq(PEM_write_X509(f, x), 1);
