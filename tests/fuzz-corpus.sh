@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${VNETD%/src/vnetd}
 [[ -n $build && -d $build/fuzz ]] || build=$top
-for t in wire stmt eth pkt node config qemu http dgram; do
+for t in wire stmt eth pkt node config qemu http dgram join; do
 	prog=$build/fuzz/replay_$t
 	[[ -x $prog ]] || { echo "no $prog"; exit 1; }
 	[[ -d $top/fuzz/corpus/$t ]] || { echo "no corpus for $t"; exit 1; }
