@@ -12,7 +12,7 @@
  * A message on the wire: a 4-byte length (network order, at most
  * JOIN_MSG_MAX) and that many bytes of fields, each "KEY LEN\n", LEN bytes,
  * "\n".  The request has v=1 and csr (PEM); the answer status=ok with node,
- * proxy, link, cert, ca and maybe crl, or status=error with reason.
+ * proxy, link, cert, ca and maybe network and crl, or status=error with reason.
  */
 #ifndef VNET_JOIN_H
 #define VNET_JOIN_H
@@ -41,6 +41,7 @@ struct join_invite {
 	char	node[32];
 	char	proxy[32];
 	char	link[300];		/* HOST:PORT of the proxy's listener */
+	char	network[32];		/* "" when the default */
 	time_t	expires;
 	uint8_t	psk[JOIN_PSK_LEN];
 };

@@ -210,6 +210,10 @@ join_invite_parse(const char *s, size_t len, struct join_invite *iv,
 			    !stmt_valid_name(iv->proxy))
 				goto bad;
 			have |= 2;
+		} else if (klen == 7 && memcmp(p, "network", 7) == 0) {
+			if (copy_word(iv->network, sizeof(iv->network), sp,
+			    vlen) == -1 || !stmt_valid_name(iv->network))
+				goto bad;
 		} else if (klen == 4 && memcmp(p, "link", 4) == 0) {
 			if (copy_word(iv->link, sizeof(iv->link), sp, vlen) == -1 ||
 			    hostport_split(sp, vlen, host, sizeof(host), port,

@@ -59,7 +59,8 @@ usage(FILE *fp)
 	    "  -x    run vnetd -f DIR/vnetd.conf (with VNETD-ARGs) once joined\n"
 	    "  -p    the vnetd to run (default vnetd in PATH)\n"
 	    "  -l    serve: where to listen (default *:%s)\n"
-	    "  -c    serve: the vnet-ca that signs (default vnet-ca in PATH)\n",
+	    "  -c    serve: the vnet-ca that signs (default vnet-ca in PATH)\n"
+	    "  -V    the version\n",
 	    VNETD_CONF, JOIN_PORT);
 	exit(fp == stderr ? 1 : 0);
 }
@@ -405,6 +406,9 @@ serve_answer(struct serve *sv, const uint8_t *req, size_t reqlen, uint8_t *out,
 	off = join_msg_put(out, cap, off, "node", sv->inv.node, strlen(sv->inv.node));
 	off = join_msg_put(out, cap, off, "proxy", sv->inv.proxy, strlen(sv->inv.proxy));
 	off = join_msg_put(out, cap, off, "link", sv->inv.link, strlen(sv->inv.link));
+	if (sv->inv.network[0] != '\0')
+		off = join_msg_put(out, cap, off, "network", sv->inv.network,
+		    strlen(sv->inv.network));
 	off = join_msg_put(out, cap, off, "cert", cert, certlen);
 	off = join_msg_put(out, cap, off, "ca", ca, calen);
 	if (crl != NULL)
@@ -722,7 +726,7 @@ client_main(int argc, char **argv)
 	struct client	 cl;
 	const char	*stmts[JOIN_STMTS], *vnetd = "vnetd", *why;
 	char		 err[160], dirbuf[PATH_MAX], dir[PATH_MAX], conf[PATH_MAX],
-			 node[32], proxy[32], link[300], host[256], status[8],
+			 node[32], proxy[32], link[300], network[32], host[256], status[8],
 			 reason[512], *csr, *text, **vargv;
 	const struct join_field *fcert, *fca, *fcrl;
 	struct join_msg	 m;
@@ -815,6 +819,11 @@ client_main(int argc, char **argv)
 	    strpbrk(link, " \t#") != NULL ||
 	    strlen(link) >= sizeof(host))
 		die("the join server's answer: invalid node, proxy or link");
+	network[0] = '\0';
+	if (join_msg_get(&m, "network") != NULL &&
+	    (join_msg_str(&m, "network", network, sizeof(network)) == -1 ||
+	    !stmt_valid_name(network)))
+		die("the join server's answer: invalid network");
 	fcert = join_msg_get(&m, "cert");
 	fca = join_msg_get(&m, "ca");
 	fcrl = join_msg_get(&m, "crl");
@@ -841,9 +850,12 @@ client_main(int argc, char **argv)
 	if ((fp = open_memstream(&text, &len)) == NULL)
 		die("out of memory");
 	fprintf(fp, "# Written by vnet-join (invitation %s).\n"
-	    "node %s\nlink %s %s tls\nrouting auto\n"
+	    "node %s\n", cl.line.id, node);
+	if (network[0] != '\0')
+		fprintf(fp, "network %s\n", network);
+	fprintf(fp, "link %s %s tls\nrouting auto\n"
 	    "tls-cert %s/%s.crt\ntls-key %s/%s.key\ntls-ca %s/ca.crt\n",
-	    cl.line.id, node, proxy, link, dir, node, dir, node, dir);
+	    proxy, link, dir, node, dir, node, dir);
 	if (fcrl != NULL)
 		fprintf(fp, "tls-crl %s/crl.pem\n", dir);
 	for (n = 0; n < nstmt; n++)
@@ -882,6 +894,11 @@ main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return serve_main(argc - 1, argv + 1);
+	if (argc >= 2 && (strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "--version") == 0)) {
+		printf("vnet-join %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0))
 		usage(stdout);

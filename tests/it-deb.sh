@@ -57,7 +57,7 @@ cat "$TMPD/lintian.out"
 say "dpkg -i"
 INSTALLED=1
 dpkg -i "$DEB" >"$TMPD/install.log" 2>&1 || fail "dpkg -i failed: $(cat "$TMPD/install.log")"
-for f in /usr/sbin/vnetd /usr/sbin/vnetctl /usr/sbin/vnet-ca \
+for f in /usr/sbin/vnetd /usr/sbin/vnetctl /usr/sbin/vnet-ca /usr/sbin/vnet-join \
 	/lib/systemd/system/vnetd.service /lib/systemd/system/vnetd@.service \
 	/usr/share/man/man8/vnet-ca.8.gz /usr/share/man/man5/vnetd.conf.5.gz \
 	/usr/share/bash-completion/completions/vnetctl \

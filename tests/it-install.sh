@@ -47,7 +47,7 @@ build "$P2"
 	fail "make install: $(tail -n 20 "$TMPD/install.log")"
 
 say "the installed files name $P2"
-for p in vnetd vnetctl vnet-ca; do
+for p in vnetd vnetctl vnet-ca vnet-join; do
 	[[ -x $P2/sbin/$p ]] || fail "$p is not installed in $P2/sbin"
 	"$P2/sbin/$p" -V | grep -q "^$p [0-9]" || fail "installed $p -V: $("$P2/sbin/$p" -V 2>&1)"
 done
@@ -57,7 +57,7 @@ for b in "$P2/sbin/vnetd" "$P2/sbin/vnetctl"; do
 done
 "$P2/sbin/vnetd" -h | grep -qF "$P2/etc/vnetd/vnetd.conf" || fail "vnetd -h: not $P2's configuration"
 "$P2/sbin/vnetctl" -h | grep -qF "$P2/var/run/vnetd/vnetd.sock" || fail "vnetctl -h: not $P2's socket"
-for m in man8/vnetd.8 man8/vnetctl.8 man8/vnet-ca.8 man5/vnetd.conf.5; do
+for m in man8/vnetd.8 man8/vnetctl.8 man8/vnet-ca.8 man8/vnet-join.8 man5/vnetd.conf.5; do
 	f=$P2/share/man/$m
 	[[ -f $f ]] || fail "$m is not installed"
 	grep -q /usr/local "$f" && fail "$m names /usr/local: $(grep -m1 /usr/local "$f")"

@@ -35,7 +35,7 @@ serve_ready() { grep -q 'answering the invitations' "$TMPD/serve.log"; }
 
 node_add proxy 1
 node_add fresh 2
-vnetd_start proxy "$(printf 'node proxy\nlisten %s:%d tls\nrouting auto\ninterface guest tap vtap0\n' \
+vnetd_start proxy "$(printf 'node proxy\nnetwork home\nlisten %s:%d tls\nrouting auto\ninterface guest tap vtap0\n' \
 	"$(addr proxy)" "$PORT"; tls_conf proxy)"
 guest_add g1 proxy vtap0 1
 ip netns exec "$(ns proxy)" "$VNET_JOIN" serve -l "$(addr proxy):$JPORT" -c "$VNET_CA" \
@@ -44,7 +44,7 @@ SERVE_PID=$!
 STARTED_PIDS+=("$SERVE_PID")
 wait_for 10 serve_ready || fail "vnet-join serve did not start: $(cat "$TMPD/serve.log")"
 
-line=$("$VNET_CA" invite "$CA_DIR" fresh proxy "$(addr proxy):$PORT" 2>"$TMPD/invite.err") ||
+line=$("$VNET_CA" invite -n home "$CA_DIR" fresh proxy "$(addr proxy):$PORT" 2>"$TMPD/invite.err") ||
 	fail "vnet-ca invite failed: $(cat "$TMPD/invite.err")"
 (($(wc -l <<<"$line") == 1)) || fail "vnet-ca invite printed more than one line: $line"
 [[ $line =~ ^vnet://$(addr proxy):$JPORT/[0-9a-f]{16}/[0-9a-f]{64}$ ]] || fail "invitation line: $line"
@@ -76,7 +76,8 @@ done
 openssl verify -CAfile "$CA_DIR/ca.crt" "$JDIR/fresh.crt" >/dev/null || fail "the certificate does not verify"
 openssl x509 -in "$JDIR/fresh.crt" -noout -subject | grep -q 'CN *= *fresh' ||
 	fail "the certificate does not name node fresh"
-grep -qx "link proxy $(addr proxy):$PORT tls" "$JDIR/vnetd.conf" && grep -qx 'routing auto' "$JDIR/vnetd.conf" ||
+grep -qx "link proxy $(addr proxy):$PORT tls" "$JDIR/vnetd.conf" && grep -qx 'routing auto' "$JDIR/vnetd.conf" &&
+	grep -qx 'network home' "$JDIR/vnetd.conf" ||
 	fail "the starter configuration: $(cat "$JDIR/vnetd.conf")"
 guest_add g2 fresh vtap0 2
 wait_link_up fresh proxy
