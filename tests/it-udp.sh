@@ -240,7 +240,14 @@ in_ns a iptables -t raw -I OUTPUT -p udp -d "$(addr b)" --dport "$PORT" -j DROP
 in_ns a iptables -t raw -I PREROUTING -p udp -s "$(addr b)" --sport "$PORT" -j DROP
 no_entry() { ! in_ns a grep -qE " udp .* dport=$PORT " /proc/net/nf_conntrack 2>/dev/null; }
 wait_for 10 no_entry || fail "the flow's conntrack entry stays: $(in_ns a cat /proc/net/nf_conntrack)"
+# a's next datagram must make the new entry (and take the SNAT) before one
+# of b's probes to the old address does: an entry made by b's would be
+# that flow's, and a's datagrams its replies, never translated.
 in_ns a iptables -t raw -D OUTPUT -p udp -d "$(addr b)" --dport "$PORT" -j DROP
+snat_entry() { in_ns a grep -qE " udp .* dport=$PORT .* dst=10\.66\.0\.11 " /proc/net/nf_conntrack; }
+if in_ns a test -r /proc/net/nf_conntrack; then
+	wait_for 10 snat_entry || fail "a's datagrams did not take the SNAT: $(in_ns a cat /proc/net/nf_conntrack)"
+fi
 in_ns a iptables -t raw -D PREROUTING -p udp -s "$(addr b)" --sport "$PORT" -j DROP
 ep_moved() { [[ $(row b a dgram_endpoint) == 10.66.0.11:* ]]; }
 wait_for 40 ep_moved || fail "b's endpoint for a stays $(row b a dgram_endpoint)"
