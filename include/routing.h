@@ -113,8 +113,8 @@ int		 routing_input(struct routing *, void *link, const uint8_t *p,
 /*
  * 1 if a frame with source MAC src may come by link (the env's handle):
  * the link is to the node that owns src, or the one this node's route to
- * src takes.  Without routing, or from a peer without the control plane,
- * any link may.
+ * src takes.  A source no record names may come only by a link to a peer
+ * without the control plane; without routing, any link may.
  */
 int		 routing_on_path(struct routing *, void *link,
 		    const uint8_t *src);

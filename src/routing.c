@@ -335,12 +335,13 @@ routing_on_path(struct routing *r, void *link, const uint8_t *src)
 	struct routing_nbr	*nb;
 	struct routing_rmac	*m;
 
-	if (!r->on || !r->started ||
-	    (nb = routing_nbr_find(r, link)) == NULL || nb->peer[0] == '\0')
+	if (!r->on || !r->started || (nb = routing_nbr_find(r, link)) == NULL)
 		return 1;
+	/* A source no record names may be behind a peer that sends none. */
 	if ((m = routing_mac_remote(r, src)) == NULL)
-		return 0;
-	return strcmp(m->owner, nb->peer) == 0 || strcmp(m->via, nb->name) == 0;
+		return nb->peer[0] == '\0';
+	return (nb->peer[0] != '\0' && strcmp(m->owner, nb->peer) == 0) ||
+	    strcmp(m->via, nb->name) == 0;
 }
 
 int

@@ -4,6 +4,7 @@ in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
 usage: rogue.py HOST PORT CA CERT KEY [records|sigrec]
+       rogue.py HOST PORT CA CERT KEY spoof SRCMAC DSTMAC SRCIP DSTIP N
        rogue.py --poison HOST PORT MAC SECONDS
 
 With "records" it speaks the control plane instead (routing auto): over one
@@ -20,6 +21,12 @@ certificate; host2's certificate and signature kept; host2's certificate
 with the rogue's signature), and a record of a node that does not exist
 ("ghost"), signed by the rogue.  Each must be refused with the link
 staying up; it prints "rogue: host2 sequence N" and one line per forgery.
+
+With "spoof" it links (TLS, as node "rogue", without the control plane)
+and sends N ICMP echo requests from SRCMAC/SRCIP to DSTMAC/DSTIP, 500 a
+second, each a frame under an origin of its own: frames of a flow between
+two guests that the rogue's link does not carry, against the daemon's
+resequencer.  It prints "rogue: spoofed N" when done.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -436,7 +443,54 @@ def records():
     s.close()
 
 
+def icmp_echo(src_ip, dst_ip, ident, seq):
+    """An IPv4 ICMP echo request, checksums right."""
+    def csum(b):
+        if len(b) % 2:
+            b += b"\0"
+        t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+        while t >> 16:
+            t = (t & 0xFFFF) + (t >> 16)
+        return ~t & 0xFFFF
+    icmp = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + bytes(32)
+    icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), seq, 0, 64, 1,
+                     0, socket.inet_aton(src_ip), socket.inet_aton(dst_ip))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return ip + icmp
+
+
+def spoof():
+    src_mac, dst_mac = (bytes.fromhex(m.replace(":", ""))
+                        for m in sys.argv[7:9])
+    src_ip, dst_ip, n = sys.argv[9], sys.argv[10], int(sys.argv[11])
+    s = connect(True)
+    s.sendall(hello())
+    stop = threading.Event()
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    time.sleep(0.5)		# the hello taken before the first frame
+    origin = struct.unpack("!I", os.urandom(4))[0]
+    t0 = time.monotonic()
+    for i in range(n):
+        eth = dst_mac + src_mac + b"\x08\x00" + icmp_echo(src_ip, dst_ip,
+                                                         0x5a5a, i & 0xFFFF)
+        msg = struct.pack("!II", origin, i + 1) + bytes(12) + eth
+        s.sendall(hdr(FRAME, len(msg), 16) + msg)
+        wait = t0 + (i + 1) / 500.0 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+    say("spoofed %d" % n)
+    s.sendall(hdr(BYE, 0))
+    stop.set()
+    t.join()
+    s.close()
+    return 0
+
+
 def main():
+    if len(sys.argv) > 6 and sys.argv[6] == "spoof":
+        return spoof()
     if len(sys.argv) > 6 and sys.argv[6] in ("records", "sigrec"):
         records() if sys.argv[6] == "records" else sigrec()
         if failures:
