@@ -1,0 +1,201 @@
+/*
+ * Link liveness: the state machine of liveness.h.  Pure: no clock but the
+ * one passed in, no I/O.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "liveness.h"
+
+const char *
+liveness_state_name(enum liveness_state s)
+{
+	switch (s) {
+	case LIVENESS_DOWN:
+		return "down";
+	case LIVENESS_INIT:
+		return "init";
+	case LIVENESS_HOLD:
+		return "hold";
+	case LIVENESS_UP:
+		return "up";
+	}
+	return "?";
+}
+
+/* The one way a state changes. */
+static void
+liveness_change(struct liveness *lv, enum liveness_state to, uint64_t now,
+    const char *why)
+{
+	enum liveness_state	 from = lv->state;
+
+	if (from == to)
+		return;
+	if (to == LIVENESS_DOWN && (from == LIVENESS_UP ||
+	    from == LIVENESS_HOLD)) {
+		/* A death soon after coming back, or in the hold: a flap. */
+		if (from == LIVENESS_HOLD || (lv->up_at != 0 &&
+		    now - lv->up_at < LIVENESS_FLAP_MS))
+			lv->hold = lv->hold * 2 > LIVENESS_HOLD_MAX ?
+			    LIVENESS_HOLD_MAX : lv->hold * 2;
+		else
+			lv->hold = LIVENESS_HOLD_MIN;
+		lv->lost_at = now;
+		lv->losses++;
+		snprintf(lv->lost_why, sizeof(lv->lost_why), "%s", why);
+	}
+	if (to == LIVENESS_UP)
+		lv->up_at = now;
+	lv->state = to;
+	lv->since = now;
+	lv->next_probe = now;	/* the peer hears of a change at once */
+	if (lv->cb != NULL)
+		lv->cb(lv->arg, lv, from, why);
+}
+
+void
+liveness_init(struct liveness *lv, uint32_t interval, uint32_t mult,
+    int probing, uint64_t now, liveness_change_cb cb, void *arg)
+{
+	memset(lv, 0, sizeof(*lv));
+	lv->state = LIVENESS_UP;
+	lv->interval = interval;
+	lv->mult = mult;
+	lv->probing = probing;
+	lv->since = now;
+	lv->heard = now;
+	lv->next_probe = now;
+	lv->hold = LIVENESS_HOLD_MIN;
+	lv->cb = cb;
+	lv->arg = arg;
+}
+
+void
+liveness_set(struct liveness *lv, uint32_t interval, uint32_t mult,
+    uint64_t now)
+{
+	lv->interval = interval;
+	lv->mult = mult;
+	lv->next_probe = now;
+}
+
+static uint32_t
+liveness_period(const struct liveness *lv)
+{
+	return lv->interval > lv->peer_interval ? lv->interval :
+	    lv->peer_interval;
+}
+
+uint64_t
+liveness_detect(const struct liveness *lv)
+{
+	/* Silence means something only from a peer that probes. */
+	if (lv->peer_interval == 0)
+		return 0;
+	return (uint64_t)lv->mult * liveness_period(lv);
+}
+
+/* How long frames may go unanswered from a talking peer. */
+static uint64_t
+liveness_data_ms(const struct liveness *lv)
+{
+	uint32_t	 n = lv->mult > 2 ? lv->mult - 1 : 2;
+
+	if (lv->peer_interval == 0)
+		return LIVENESS_DATA_MS;
+	return (uint64_t)n * liveness_period(lv);
+}
+
+void
+liveness_heard(struct liveness *lv, uint64_t now)
+{
+	if (now != lv->heard) {
+		lv->heard_prev = lv->heard;
+		lv->heard = now;
+	}
+	lv->sent_unheard = 0;
+	/* From a peer without probes, hearing it is all there is. */
+	if (lv->state == LIVENESS_DOWN && lv->peer_interval == 0)
+		liveness_change(lv, LIVENESS_HOLD, now, "heard again");
+}
+
+void
+liveness_probe(struct liveness *lv, uint64_t now, enum liveness_state peer,
+    uint32_t peer_interval)
+{
+	lv->probes_heard++;
+	if (peer_interval < LIVENESS_INTERVAL_MIN)
+		peer_interval = LIVENESS_INTERVAL_MIN;
+	if (peer_interval > LIVENESS_INTERVAL_MAX)
+		peer_interval = LIVENESS_INTERVAL_MAX;
+	lv->peer_interval = peer_interval;
+	liveness_heard(lv, now);
+	switch (lv->state) {
+	case LIVENESS_DOWN:
+		if (peer == LIVENESS_DOWN)
+			liveness_change(lv, LIVENESS_INIT, now,
+			    "the peer is heard, it does not hear us yet");
+		else
+			liveness_change(lv, LIVENESS_HOLD, now,
+			    "heard both ways again");
+		break;
+	case LIVENESS_INIT:
+		if (peer != LIVENESS_DOWN)
+			liveness_change(lv, LIVENESS_HOLD, now,
+			    "heard both ways again");
+		break;
+	case LIVENESS_HOLD:
+	case LIVENESS_UP:
+		if (peer == LIVENESS_DOWN)
+			liveness_change(lv, LIVENESS_DOWN, now,
+			    "the peer hears nothing from us");
+		break;
+	}
+}
+
+void
+liveness_sent(struct liveness *lv, uint64_t now)
+{
+	if (lv->sent_unheard == 0)
+		lv->sent_unheard = now;
+}
+
+int
+liveness_tick(struct liveness *lv, uint64_t now)
+{
+	char		 why[LIVENESS_WHY_MAX];
+	uint64_t	 detect = liveness_detect(lv), data;
+
+	if (lv->state != LIVENESS_DOWN && detect != 0 &&
+	    now - lv->heard >= detect) {
+		snprintf(why, sizeof(why), "no probe heard for %llu ms",
+		    (unsigned long long)(now - lv->heard));
+		liveness_change(lv, LIVENESS_DOWN, now, why);
+	}
+	data = liveness_data_ms(lv);
+	if ((lv->state == LIVENESS_UP || lv->state == LIVENESS_HOLD) &&
+	    lv->sent_unheard != 0 && now - lv->sent_unheard >= data &&
+	    lv->heard_prev != 0 &&
+	    lv->heard - lv->heard_prev < LIVENESS_TALK_MS) {
+		snprintf(why, sizeof(why), "frames sent, nothing heard for "
+		    "%llu ms", (unsigned long long)(now - lv->heard));
+		liveness_change(lv, LIVENESS_DOWN, now, why);
+	}
+	if (lv->state == LIVENESS_HOLD && now - lv->since >= lv->hold)
+		liveness_change(lv, LIVENESS_UP, now, "alive for the hold time");
+	return lv->probing && lv->interval != 0 && now >= lv->next_probe;
+}
+
+void
+liveness_probe_sent(struct liveness *lv, uint64_t now)
+{
+	lv->probes_sent++;
+	lv->next_probe = now + lv->interval;
+}
+
+int
+liveness_alive(const struct liveness *lv)
+{
+	return lv->state == LIVENESS_UP;
+}
