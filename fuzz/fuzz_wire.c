@@ -70,6 +70,25 @@ check_dgram(const uint8_t *p, size_t n)
 		abort();
 }
 
+static void
+check_probe(const uint8_t *p, size_t n)
+{
+	struct wire_probe	 pr, again;
+	uint8_t			 buf[WIRE_HDR_LEN + WIRE_PROBE_LEN];
+	const char		*why = NULL;
+
+	if (wire_probe_decode(p, n, &pr, &why) == -1) {
+		if (why == NULL)
+			abort();
+		return;
+	}
+	wire_probe_encode(buf, &pr);
+	if (memcmp(buf + WIRE_HDR_LEN, p, n) != 0 ||
+	    wire_probe_decode(buf + WIRE_HDR_LEN, WIRE_PROBE_LEN, &again,
+	    &why) == -1 || memcmp(&pr, &again, sizeof(pr)) != 0)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -100,6 +119,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (h.len != WIRE_DGRAM_LEN)
 				abort();	/* the decoder holds it to its size */
 			check_dgram(data + off, h.len);
+			break;
+		case WIRE_PROBE:
+			if (h.len != WIRE_PROBE_LEN)
+				abort();
+			check_probe(data + off, h.len);
 			break;
 		case WIRE_NODE:
 			/* A record: its decoder is fuzz_node's. */

@@ -85,6 +85,7 @@
  * record whatever its sender announced.
  */
 #define WIRE_CAP_SIGNED		0x0040
+#define WIRE_CAP_LIVENESS	0x0080	/* takes PROBE messages */
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -93,10 +94,19 @@ enum wire_type {
 	WIRE_BYE = 4,
 	WIRE_NODE = 5,
 	WIRE_DGRAM = 6,
+	/* 7 is JOIN's */
+	WIRE_PROBE = 8,
 };
 
 #define WIRE_DGRAM_LEN		24
 #define WIRE_DGRAM_SECRET	16
+#define WIRE_PROBE_LEN		4
+
+struct wire_probe {
+	uint8_t		state;
+	uint8_t		mult;
+	uint16_t	interval;	/* ms */
+};
 
 struct wire_dgram {
 	uint8_t		kind;		/* 1: offer, 0: stop */
@@ -156,6 +166,11 @@ int	wire_dgram_decode(const uint8_t *p, size_t n, struct wire_dgram *d,
 	    const char **why);
 /* Header and payload: WIRE_HDR_LEN + WIRE_DGRAM_LEN bytes. */
 void	wire_dgram_encode(uint8_t *out, const struct wire_dgram *d);
+
+int	wire_probe_decode(const uint8_t *p, size_t n, struct wire_probe *pr,
+	    const char **why);
+/* Header and payload: WIRE_HDR_LEN + WIRE_PROBE_LEN bytes. */
+void	wire_probe_encode(uint8_t *out, const struct wire_probe *pr);
 
 /* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
 void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);

@@ -55,6 +55,12 @@ wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
 			return -1;
 		}
 		break;
+	case WIRE_PROBE:
+		if (h->len != WIRE_PROBE_LEN) {
+			*why = "probe of the wrong length";
+			return -1;
+		}
+		break;
 	case WIRE_KEEPALIVE:
 	case WIRE_BYE:
 		if (h->len != 0) {
@@ -267,4 +273,39 @@ wire_dgram_encode(uint8_t *out, const struct wire_dgram *d)
 	put_u16(p + 2, d->port);
 	put_u32(p + 4, d->receiver);
 	memcpy(p + 8, d->secret, WIRE_DGRAM_SECRET);
+}
+
+int
+wire_probe_decode(const uint8_t *p, size_t n, struct wire_probe *pr,
+    const char **why)
+{
+	struct rbuf	 b;
+
+	memset(pr, 0, sizeof(*pr));
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u8(&b, &pr->state) == -1 ||
+	    rbuf_get_u8(&b, &pr->mult) == -1 ||
+	    rbuf_get_u16(&b, &pr->interval) == -1 ||
+	    rbuf_left(&b) != 0) {
+		*why = "probe of the wrong length";
+		return -1;
+	}
+	if (pr->state > 3 || pr->mult < 2 || pr->interval < 10 ||
+	    pr->interval > 60000) {
+		*why = "bad probe";
+		return -1;
+	}
+	return 0;
+}
+
+void
+wire_probe_encode(uint8_t *out, const struct wire_probe *pr)
+{
+	struct wire_hdr	 h = { WIRE_PROBE, 0, 0, WIRE_PROBE_LEN };
+	uint8_t		*p = out + WIRE_HDR_LEN;
+
+	wire_hdr_encode(out, &h);
+	p[0] = pr->state;
+	p[1] = pr->mult;
+	put_u16(p + 2, pr->interval);
 }

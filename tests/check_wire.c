@@ -243,6 +243,7 @@ START_TEST(caps_distinct)
 	static const uint16_t caps[] = {
 		WIRE_CAP_GSO, WIRE_CAP_NODES_V1, WIRE_CAP_NODES,
 		WIRE_CAP_SHORTCUT, WIRE_CAP_DGRAM, WIRE_CAP_SIGNED,
+		WIRE_CAP_LIVENESS,
 	};
 	uint16_t	 seen = 0;
 	size_t		 i;
@@ -252,6 +253,42 @@ START_TEST(caps_distinct)
 		ck_assert_uint_eq(seen & caps[i], 0);
 		seen |= caps[i];
 	}
+}
+END_TEST
+
+START_TEST(probe_codec)
+{
+	struct wire_probe	 pr = { 3, 3, 200 }, back;
+	uint8_t			 buf[WIRE_HDR_LEN + WIRE_PROBE_LEN];
+	struct wire_hdr		 h;
+	const char		*why;
+	static const uint8_t	 bad[][WIRE_PROBE_LEN] = {
+		{ 4, 3, 0, 200 },	/* no such state */
+		{ 3, 1, 0, 200 },	/* multiplier below 2 */
+		{ 3, 3, 0, 9 },		/* interval below 10 ms */
+		{ 3, 3, 0xea, 0x61 },	/* 60001 ms */
+	};
+	size_t			 i;
+
+	wire_probe_encode(buf, &pr);
+	ck_assert_int_eq(wire_hdr_decode(buf, sizeof(buf), &h, &why), 0);
+	ck_assert_uint_eq(h.type, WIRE_PROBE);
+	ck_assert_uint_eq(h.len, WIRE_PROBE_LEN);
+	ck_assert_int_eq(wire_probe_decode(buf + WIRE_HDR_LEN,
+	    WIRE_PROBE_LEN, &back, &why), 0);
+	ck_assert_mem_eq(&pr, &back, sizeof(pr));
+	ck_assert_int_eq(wire_probe_decode(buf + WIRE_HDR_LEN, 3, &back,
+	    &why), -1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		ck_assert_int_eq(wire_probe_decode(bad[i], WIRE_PROBE_LEN,
+		    &back, &why), -1);
+		ck_assert_str_eq(why, "bad probe");
+	}
+	/* A probe header of another length is malformed. */
+	buf[7] = 5;
+	ck_assert_int_eq(wire_hdr_decode(buf, sizeof(buf), &h, &why), -1);
+	ck_assert_str_eq(why, "probe of the wrong length");
 }
 END_TEST
 
@@ -270,6 +307,7 @@ main(void)
 	tcase_add_test(tc, hdr_limits);
 	tcase_add_test(tc, random_input);
 	tcase_add_test(tc, caps_distinct);
+	tcase_add_test(tc, probe_codec);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
