@@ -169,6 +169,7 @@ struct conn {
 	uint8_t			*rx;		/* CONN_RX_SIZE, or NULL */
 	size_t			 rx_off, rx_end;	/* unread: [off, end) */
 	size_t			 need;		/* bytes the next message lacks */
+	uint64_t		 msgs_in;	/* messages heard, any kind */
 	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
 	const char		*fail;		/* why, when it must close */
 	char			 fail_buf[160];	/* fail, when composed */
@@ -212,6 +213,9 @@ struct conn_cbs {
 			    const char *node, const char *why);
 	/* Room in c's output: more may go. */
 	void		 (*writable)(void *arg, struct conn *);
+	/* A PROBE (wire.h, liveness.h) from the peer of an established c. */
+	void		 (*probe)(void *arg, struct conn *,
+			    const struct wire_probe *);
 	/* A DGRAM message (wire.h): 0, or -1 with why (c closes). */
 	int		 (*dgram)(void *arg, struct conn *,
 			    const struct wire_dgram *, const char **why);
@@ -298,6 +302,8 @@ int		 conn_send_direct(struct conn *, const uint8_t *pre,
 int		 conn_send_node(struct conn *, const uint8_t *p, size_t n);
 /* A DGRAM message, ahead of queued frames: 0, or -1 (not sent). */
 int		 conn_send_dgram(struct conn *, const struct wire_dgram *);
+/* A PROBE: 0, or -1 if the peer takes none or the output is backed up. */
+int		 conn_send_probe(struct conn *, const struct wire_probe *);
 
 /* For the transports (conn.c, conn_tls.c). */
 int		 conn_read_start(struct conn *, const struct timeval *timeout);

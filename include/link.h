@@ -35,6 +35,12 @@
  * (udp.h), which lives as long as the connection.  The queue, AQM and rate
  * are the same either way.
  *
+ * A link that is up has a liveness (liveness.h): probes every interval
+ * (`liveness` globally, or the link option), and when they stop, or the
+ * peer says it hears nothing, or frames go unanswered, the link leaves the
+ * switch and the routing (hooks.down) while its connection stays; it comes
+ * back (hooks.up) after the hold time.  link_alive() is that verdict.
+ *
  * A link queues at most its queue size for a peer that reads slowly,
  * dropping (and counting) the rest.
  */
@@ -48,6 +54,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "liveness.h"
 #include "sched.h"
 #include "sw.h"
 #include "stmt.h"
@@ -126,6 +133,13 @@ struct link {
 	uint64_t		 rate_at;	/* ms, the last rate sample */
 	uint64_t		 rate_bytes_in, rate_bytes_out;	/* at rate_at */
 	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
+	/* Liveness, for the connection that is up; the losses stay. */
+	struct liveness		 live;
+	struct event		*ev_live;
+	uint64_t		 live_msgs, live_frames_in, live_frames_out;
+	uint64_t		 live_lost_at;	/* ms; 0: never */
+	char			 live_why[LIVENESS_WHY_MAX];
+	uint64_t		 live_losses;
 };
 
 TAILQ_HEAD(link_list, link);
@@ -169,6 +183,8 @@ struct links {
 	struct sw		*sw;
 	struct udp		*udp;		/* the datagram sockets */
 	struct links_hooks	 hooks;
+	/* `liveness`: the probe interval (ms, 0: off) and multiplier. */
+	uint32_t		 live_interval, live_mult;
 	/* Down incoming links: how long kept, how many (tests make them less). */
 	uint64_t		 gone_keep_ms;
 	size_t			 gone_max;
@@ -182,6 +198,12 @@ void		 links_init(struct links *, struct sw *,
 		    const struct links_hooks *);
 void		 links_start(struct links *, struct event_base *,
 		    struct evdns_base *);
+/*
+ * `liveness`: the interval (ms, or STMT_LIVENESS_OFF) and multiplier (0:
+ * the default) of links without their own; applies to those up at once.
+ */
+void		 links_set_liveness(struct links *, uint32_t interval,
+		    uint32_t mult);
 /* Frees every link and connection (sending what BYEs go at once). */
 void		 links_free(struct links *);
 struct link	*link_find(struct links *, const char *name);
@@ -237,6 +259,8 @@ void		 link_show_refused(struct links *, struct evbuffer *);
  * unknown).
  */
 const char	*link_node_peer(const struct link *);
+/* 1 if l is up and its liveness says it carries traffic. */
+int		 link_alive(const struct link *);
 /* -1: not sent (no control plane there, or its output is backed up). */
 /* 1 if l's peer said in its hello that it dialled l as a shortcut. */
 int		 link_peer_shortcut(const struct link *l);

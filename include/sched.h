@@ -39,6 +39,8 @@ struct sched_opts {
 	struct aqm_params	aqm;
 	char			congestion[STMT_CONGESTION_MAX + 1];
 	enum stmt_transport	transport;	/* for link.c and udp.c */
+	/* For link.c's liveness, as stmt.h: 0, the global one. */
+	uint32_t		live_interval, live_mult;
 };
 
 struct sched_counters {

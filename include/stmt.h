@@ -48,6 +48,10 @@
  *                                           connection, UDP datagrams, or
  *                                           datagrams with TCP as the
  *                                           fallback (udp.h)
+ *   liveness TIME|off|default [multiplier N]
+ *                                           the link's probes (liveness.h):
+ *                                           TIME 10ms..60s in whole ms, N
+ *                                           2..255; default: the global
  *
  * The other statements: settings, vcc, routing and status.
  *
@@ -65,6 +69,8 @@
  *                                           SECONDS 1..3600; num (0: default)
  *   advertise HOST:PORT                     where peers may reach this node
  *   http ADDR:PORT [allow CIDR[,CIDR...]]   the read-only status server
+ *   liveness TIME|off [multiplier N]        every link's probes, but for
+ *                                           those with their own
  *   adapt shortcuts yes|no [threshold RATE] [hold SECONDS] [idle SECONDS]
  *       [max N]
  *   adapt off|on
@@ -142,8 +148,9 @@ enum stmt_kind {
 	STMT_ADVERTISE,
 	STMT_ADAPT,
 	STMT_HTTP,
+	STMT_LIVENESS,
 };
-#define STMT_KIND_LAST	STMT_HTTP
+#define STMT_KIND_LAST	STMT_LIVENESS
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */
@@ -184,6 +191,19 @@ enum stmt_show {
 #define STMT_LOPT_AQM	0x2
 #define STMT_LOPT_CONGESTION	0x4
 #define STMT_LOPT_TRANSPORT	0x8
+#define STMT_LOPT_LIVENESS	0x10
+
+/*
+ * liveness TIME|off [multiplier N] (and the link option, which may also say
+ * default): live_interval in ms, STMT_LIVENESS_MIN..MAX, or
+ * STMT_LIVENESS_OFF; 0 (link option): the global one.  live_mult 0: the
+ * default.
+ */
+#define STMT_LIVENESS_OFF	UINT32_MAX
+#define STMT_LIVENESS_MIN	10		/* ms */
+#define STMT_LIVENESS_MAX	60000		/* ms */
+#define STMT_LIVENESS_MULT_MIN	2
+#define STMT_LIVENESS_MULT_MAX	255
 
 enum stmt_transport {
 	STMT_TRANSPORT_TCP = 0,		/* the default */
@@ -314,6 +334,8 @@ struct stmt {
 	/* TCP congestion control of the link's connections; "": the system's */
 	char			congestion[STMT_CONGESTION_MAX + 1];
 	enum stmt_transport	transport;
+	uint32_t		live_interval;		/* ms, see above */
+	uint32_t		live_mult;
 	int			tls;			/* listen, link */
 	struct stmt_cidr	allow[STMT_ALLOW_MAX];	/* listen, http */
 	unsigned int		nallow;

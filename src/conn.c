@@ -276,6 +276,21 @@ conn_send_dgram(struct conn *c, const struct wire_dgram *d)
 	return 0;
 }
 
+int
+conn_send_probe(struct conn *c, const struct wire_probe *pr)
+{
+	uint8_t	 buf[WIRE_HDR_LEN + WIRE_PROBE_LEN];
+
+	/* Behind a backed-up output a probe says nothing the peer can use. */
+	if (c->closing || c->state != CONN_UP ||
+	    !(c->hello.caps & WIRE_CAP_LIVENESS) ||
+	    conn_out_len(c) + sizeof(buf) > c->io->node_out_max)
+		return -1;
+	wire_probe_encode(buf, pr);
+	conn_write(c, buf, sizeof(buf));
+	return 0;
+}
+
 /*
  * Starts reading.  The socket is read here, not by the bufferevent, into
  * the connection's own buffer, so that a read takes what the kernel has
@@ -528,6 +543,7 @@ conn_input(struct conn *c)
 	struct wire_hdr	 h;
 	struct wire_frame f;
 	struct wire_dgram dg;
+	struct wire_probe pr;
 	const uint8_t	*p;
 	const char	*why;
 	size_t		 avail;
@@ -560,6 +576,7 @@ conn_input(struct conn *c)
 		}
 		c->rx_off += WIRE_HDR_LEN + h.len;
 		p += WIRE_HDR_LEN;
+		c->msgs_in++;
 
 		switch (h.type) {
 		case WIRE_HELLO:
@@ -586,6 +603,16 @@ conn_input(struct conn *c)
 				break;
 			log_warnx("%s: malformed datagram offer: %s", c->peer,
 			    why);
+			conn_close(c, why, 1);
+			return -1;
+		case WIRE_PROBE:
+			if (!(c->caps & WIRE_CAP_LIVENESS))
+				why = "probe, but none was asked for";
+			else if (wire_probe_decode(p, h.len, &pr, &why) == 0) {
+				cs->cbs->probe(cs->arg, c, &pr);
+				break;
+			}
+			log_warnx("%s: malformed probe: %s", c->peer, why);
 			conn_close(c, why, 1);
 			return -1;
 		case WIRE_BYE:

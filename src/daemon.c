@@ -124,7 +124,8 @@ daemon_link_hello(void *arg, struct wire_hello *h)
 	struct vnetd_module	*m;
 
 	h->version = WIRE_VERSION;
-	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | WIRE_CAP_DGRAM;
+	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | WIRE_CAP_DGRAM |
+	    WIRE_CAP_LIVENESS;
 	MODULES(d, m)
 		if (m->caps != NULL)
 			h->caps |= m->caps(m->arg);
@@ -830,6 +831,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 		break;
 	case STMT_SET_LINK:
 		return link_set_options(&d->links, st, err, errlen);
+	case STMT_LIVENESS:
+		links_set_liveness(&d->links, st->live_interval, st->live_mult);
+		return 0;
 	case STMT_ROUTING:
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
@@ -1083,6 +1087,10 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	START(STMT_KEEPALIVE);
 	st.num = d->keepalive;
 	cb(&st, arg);
+	START(STMT_LIVENESS);
+	st.live_interval = d->links.live_interval;
+	st.live_mult = d->links.live_mult;
+	cb(&st, arg);
 	START(STMT_LEARN);
 	st.flag = fwd_get_learn(d->fwd);
 	cb(&st, arg);
@@ -1185,6 +1193,9 @@ save_default(const struct stmt *st, void *arg)
 		return d->control_fixed || strcmp(st->path, VNETD_SOCKET) == 0;
 	case STMT_KEEPALIVE:
 		return st->num == VNETD_KEEPALIVE_DEFAULT;
+	case STMT_LIVENESS:
+		return st->live_interval == LIVENESS_INTERVAL_DEFAULT &&
+		    st->live_mult == 0;
 	case STMT_LEARN:
 	case STMT_THREADS:
 		return !st->flag;

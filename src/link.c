@@ -27,6 +27,11 @@ static void	link_dial(struct link *);
 static void	link_conn_lost(struct link *, struct conn *, const char *why);
 static void	link_drain(struct link *);
 static void	link_free(struct link *);
+static void	link_live_cb(evutil_socket_t, short, void *);
+static void	link_live_start(struct link *, struct conn *);
+static void	link_live_reconfigure(struct link *);
+static void	link_conn_probe(void *, struct conn *,
+		    const struct wire_probe *);
 static void	link_keep(struct link *);
 static void	link_dgram_start(struct link *);
 static void	link_dgram_stop(struct link *, int withdraw);
@@ -173,9 +178,13 @@ link_new(struct links *lks, const char *name)
 	if (sw_port_add(lks->sw, &l->port, &link_port_ops, l, name, err,
 	    sizeof(err)) == -1 ||
 	    (l->ev_retry = evtimer_new(lks->base, link_retry_cb, l)) == NULL ||
-	    (l->ev_pace = evtimer_new(lks->base, link_pace_cb, l)) == NULL) {
+	    (l->ev_pace = evtimer_new(lks->base, link_pace_cb, l)) == NULL ||
+	    (l->ev_live = event_new(lks->base, -1, EV_PERSIST, link_live_cb,
+	    l)) == NULL) {
 		if (l->ev_retry != NULL)
 			event_free(l->ev_retry);
+		if (l->ev_pace != NULL)
+			event_free(l->ev_pace);
 		sw_port_del(lks->sw, &l->port);
 		sched_free(&l->sched);
 		free(l);
@@ -214,6 +223,8 @@ link_take_options(struct link *l, const struct stmt *st,
 	sched_set_opts(&l->sched, o, clock_now_us());
 	if ((st->lopts & STMT_LOPT_CONGESTION) && l->conn != NULL)
 		link_congestion_set(l, l->conn, o->congestion);
+	if (st->lopts & STMT_LOPT_LIVENESS)
+		link_live_reconfigure(l);
 	if (st->lopts & STMT_LOPT_TRANSPORT) {
 		if (o->transport == STMT_TRANSPORT_TCP)
 			link_dgram_stop(l, 1);
@@ -335,6 +346,7 @@ link_free(struct link *l)
 	sw_port_del(lks->sw, &l->port);
 	event_free(l->ev_retry);
 	event_free(l->ev_pace);
+	event_free(l->ev_live);
 	sched_free(&l->sched);
 	TAILQ_REMOVE(&lks->list, l, entry);
 	free(l);
@@ -360,6 +372,7 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 	if (l->state == LINK_UP) {
 		/* What waited for the lost connection is stale now. */
 		evtimer_del(l->ev_pace);
+		event_del(l->ev_live);
 		sched_flush(&l->sched);
 	}
 	l->state = state;
@@ -628,6 +641,7 @@ link_conn_established(void *arg, struct conn *c)
 		    l->name, desc, c->hello.node);
 	l->backoff_ms = LINK_BACKOFF_MIN;
 	l->c.connects++;
+	link_live_start(l, c);
 	link_set_state(l, LINK_UP, c->peer);
 	link_dgram_start(l);
 }
@@ -697,6 +711,158 @@ link_conn_lost(struct link *l, struct conn *c, const char *why)
 }
 
 
+/* Liveness (liveness.h): the probes, and a dead link out of the routes. */
+
+/* The interval (ms, 0: no probes) and multiplier l goes by. */
+static void
+link_live_params(const struct link *l, uint32_t *interval, uint32_t *mult)
+{
+	const struct sched_opts	*o = &l->sched.opts;
+
+	*interval = o->live_interval != 0 ? o->live_interval :
+	    l->lks->live_interval;
+	if (*interval == STMT_LIVENESS_OFF)
+		*interval = 0;
+	*mult = o->live_mult != 0 ? o->live_mult : l->lks->live_mult;
+	if (*mult == 0)
+		*mult = LIVENESS_MULT_DEFAULT;
+}
+
+/* How often l's liveness looks at the clock. */
+static void
+link_live_timer(struct link *l)
+{
+	struct timeval	 tv;
+	uint32_t	 ms = l->live.interval;
+
+	/* A quarter interval: a death is seen within that of its time. */
+	ms = ms == 0 ? 100 : ms / 4 < 10 ? 10 : ms / 4 > 250 ? 250 : ms / 4;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = ms % 1000 * 1000;
+	event_add(l->ev_live, &tv);
+}
+
+static void
+link_live_changed(void *arg, const struct liveness *lv,
+    enum liveness_state from, const char *why)
+{
+	struct link	*l = arg;
+
+	if (lv->state == LIVENESS_DOWN && from != LIVENESS_UP)
+		log_debug("link %s: liveness %s -> down: %s", l->name,
+		    liveness_state_name(from), why);
+	if (from == LIVENESS_UP) {
+		l->live_lost_at = lv->since;
+		snprintf(l->live_why, sizeof(l->live_why), "%s", why);
+		l->live_losses++;
+		log_warnx("link %s: liveness lost: %s; out of the routes "
+		    "until it is alive for %u ms", l->name, why, lv->hold);
+		sw_port_down(&l->port);
+		l->lks->hooks.down(l->lks->hooks.arg, l);
+	} else if (lv->state == LIVENESS_UP) {
+		log_warnx("link %s: alive for %u ms again, %llu ms after "
+		    "its loss: back in the routes", l->name, lv->hold,
+		    (unsigned long long)(lv->since - l->live_lost_at));
+		sw_port_up(&l->port);
+		l->lks->hooks.up(l->lks->hooks.arg, l);
+	} else if (lv->state != LIVENESS_DOWN)
+		log_debug("link %s: liveness %s -> %s: %s", l->name,
+		    liveness_state_name(from),
+		    liveness_state_name(lv->state), why);
+}
+
+/* What l heard and sent since the last look, then the clock; a probe. */
+static void
+link_live_run(struct link *l, uint64_t now)
+{
+	struct conn		*c = l->conn;
+	struct wire_probe	 pr;
+
+	if (c == NULL || l->state != LINK_UP)
+		return;
+	if (c->msgs_in != l->live_msgs || l->c.frames_in != l->live_frames_in)
+		liveness_heard(&l->live, now);
+	if (l->c.frames_out != l->live_frames_out)
+		liveness_sent(&l->live, now);
+	l->live_msgs = c->msgs_in;
+	l->live_frames_in = l->c.frames_in;
+	l->live_frames_out = l->c.frames_out;
+	if (!liveness_tick(&l->live, now))
+		return;
+	pr.state = (uint8_t)l->live.state;
+	pr.mult = (uint8_t)l->live.mult;
+	pr.interval = (uint16_t)l->live.interval;
+	/* Not sent (output backed up): tried again at the next look. */
+	if (conn_send_probe(c, &pr) == 0)
+		liveness_probe_sent(&l->live, now);
+}
+
+static void
+link_live_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	link_live_run(arg, clock_now_ms());
+}
+
+/* c is up for l: its liveness starts, UP. */
+static void
+link_live_start(struct link *l, struct conn *c)
+{
+	uint32_t	 interval, mult;
+
+	link_live_params(l, &interval, &mult);
+	liveness_init(&l->live, interval, mult,
+	    (c->hello.caps & WIRE_CAP_LIVENESS) != 0, clock_now_ms(),
+	    link_live_changed, l);
+	l->live_msgs = c->msgs_in;
+	l->live_frames_in = l->c.frames_in;
+	l->live_frames_out = l->c.frames_out;
+	link_live_timer(l);
+}
+
+/* New parameters for a link that is up. */
+static void
+link_live_reconfigure(struct link *l)
+{
+	uint32_t	 interval, mult;
+
+	if (l->state != LINK_UP)
+		return;
+	link_live_params(l, &interval, &mult);
+	liveness_set(&l->live, interval, mult, clock_now_ms());
+	event_del(l->ev_live);
+	link_live_timer(l);
+}
+
+void
+links_set_liveness(struct links *lks, uint32_t interval, uint32_t mult)
+{
+	struct link	*l;
+
+	lks->live_interval = interval;
+	lks->live_mult = mult;
+	TAILQ_FOREACH(l, &lks->list, entry)
+		link_live_reconfigure(l);
+}
+
+static void
+link_conn_probe(void *arg, struct conn *c, const struct wire_probe *pr)
+{
+	struct link	*l = c->link;
+	uint64_t	 now = clock_now_ms();
+
+	if (l == NULL || l->state != LINK_UP)
+		return;
+	liveness_probe(&l->live, now, (enum liveness_state)pr->state,
+	    pr->interval);
+	link_live_run(l, now);
+}
+
+int
+link_alive(const struct link *l)
+{
+	return l->state == LINK_UP && liveness_alive(&l->live);
+}
+
 /* The connection callbacks (conn.h): what the links hear from connections. */
 
 static void
@@ -750,6 +916,12 @@ link_conn_node(void *arg, struct conn *c, const uint8_t *p, size_t n,
 {
 	struct links	*lks = arg;
 
+	/*
+	 * Out of the routing for now: its records wait for the database
+	 * exchange of its return.
+	 */
+	if (!link_alive(c->link))
+		return 0;
 	return lks->hooks.node(lks->hooks.arg, c->link, p, n, why);
 }
 
@@ -860,6 +1032,7 @@ static const struct conn_cbs link_conn_cbs = {
 	.refused = link_conn_refused,
 	.writable = link_conn_writable,
 	.dgram = link_conn_dgram,
+	.probe = link_conn_probe,
 };
 
 void
@@ -874,6 +1047,7 @@ links_init(struct links *lks, struct sw *sw, const struct links_hooks *hooks)
 	lks->hooks = *hooks;
 	lks->gone_keep_ms = LINK_GONE_KEEP;
 	lks->gone_max = LINK_GONE_MAX;
+	lks->live_interval = LIVENESS_INTERVAL_DEFAULT;
 }
 
 void
@@ -1229,6 +1403,36 @@ link_peer_text(const struct link *l, char *buf, size_t len)
  * The transport columns of `show links all`, each with its leading tab:
  * where frames go, the datagram path's state, MTU and counters.
  */
+#define LINK_LIVE_COLUMNS "\tliveness\tprobe_ms\tdetect_ms\t" \
+	"liveness_lost\tliveness_why\tliveness_losses\tprobes_sent\t" \
+	"probes_heard"
+
+/*
+ * l's liveness columns, each with its leading tab: the state now, the
+ * interval of its probes and the detection time (ms, 0: none), the last
+ * loss (ago, or "-"), why, and the counts.
+ */
+static const char *
+link_live_columns(const struct link *l, uint64_t now, char *buf, size_t len)
+{
+	const struct liveness	*lv = &l->live;
+	char			 ago[32];
+	int			 up = l->state == LINK_UP;
+
+	if (l->live_lost_at != 0)
+		link_ago(now - l->live_lost_at, ago, sizeof(ago));
+	else
+		snprintf(ago, sizeof(ago), "-");
+	snprintf(buf, len, "\t%s\t%u\t%llu\t%s\t%s\t%llu\t%llu\t%llu",
+	    up ? liveness_state_name(lv->state) : "-", up ? lv->interval : 0,
+	    up ? (unsigned long long)liveness_detect(lv) : 0ULL, ago,
+	    l->live_why[0] != '\0' ? l->live_why : "-",
+	    (unsigned long long)l->live_losses,
+	    up ? (unsigned long long)lv->probes_sent : 0ULL,
+	    up ? (unsigned long long)lv->probes_heard : 0ULL);
+	return buf;
+}
+
 #define LINK_DGRAM_COLUMNS "\ttransport\tdgram_state\tpath_mtu\t" \
 	"dgram_lost\tdgram_reordered\tdgram_replayed\tdgram_auth_failed"
 
@@ -1273,17 +1477,19 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 	uint64_t	 now = clock_now_ms();
 	char		 addr[STMT_HOST_MAX + 10], rate[32], since[32];
 	char		 in[16], outr[16], rates[160], trigger[32], dg[160];
+	char		 live[LIVENESS_WHY_MAX + 128];
 	const char	*peer, *origin, *reason;
 
 	if (!all)
 		evbuffer_add_printf(out, "%%columns name\tstate\tpeer\tsince\t"
-		    "rate_in\trate_out\tlast_error\torigin\n");
+		    "rate_in\trate_out\tlast_error\torigin\tliveness\n");
 	else
 		evbuffer_add_printf(out, "%%columns name\tstate\tdir\tpeer\t"
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason%s%s\n",
+		    "since\trate_in\trate_out\tlast_error\treason"
+		    LINK_LIVE_COLUMNS "%s%s\n",
 		    LINK_DGRAM_COLUMNS, lks->hooks.history_columns);
 	TAILQ_FOREACH(l, &lks->list, entry) {
 		const struct sched *sc = &l->sched;
@@ -1301,14 +1507,15 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    sizeof(trigger), &reason);
 		if (!all) {
 			evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t"
-			    "%s\n", l->name, link_state_name(l->state), peer,
-			    since, in, outr, l->last_error[0] != '\0' ?
-			    l->last_error : "-", origin);
+			    "%s\t%s\n", l->name, link_state_name(l->state),
+			    peer, since, in, outr, l->last_error[0] != '\0' ?
+			    l->last_error : "-", origin, l->state == LINK_UP ?
+			    liveness_state_name(l->live.state) : "-");
 			continue;
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
-		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s%s\n", l->name,
+		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s%s%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -1327,6 +1534,7 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
 		    origin, trigger, since, in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
+		    link_live_columns(l, now, live, sizeof(live)),
 		    link_dgram_columns(l, dg, sizeof(dg)),
 		    lks->hooks.history(lks->hooks.arg, l->name, rates,
 		    sizeof(rates)));

@@ -27,6 +27,7 @@
 #include "fwd.h"
 #include "log.h"
 #include "paths.h"
+#include "liveness.h"
 #include "reload.h"
 #include "sched.h"
 #include "stmt.h"
@@ -663,6 +664,10 @@ reload_effective(struct reload *r, const struct config *cf,
 	}
 	if (DEFAULT(STMT_KEEPALIVE)) {
 		st.num = VNETD_KEEPALIVE_DEFAULT;
+		ADD();
+	}
+	if (DEFAULT(STMT_LIVENESS)) {
+		st.live_interval = LIVENESS_INTERVAL_DEFAULT;
 		ADD();
 	}
 	if (DEFAULT(STMT_LEARN))

@@ -78,7 +78,7 @@ rd_alive(void *arg, void *link)
 
 	TAILQ_FOREACH(l, &rd->d->links.list, entry)
 		if ((void *)l == link)
-			return l->state == LINK_UP;
+			return link_alive(l);
 	return 0;
 }
 

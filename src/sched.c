@@ -11,6 +11,7 @@ sched_opts_default(struct sched_opts *o)
 	aqm_params_default(&o->aqm);
 	o->congestion[0] = '\0';
 	o->transport = STMT_TRANSPORT_TCP;
+	o->live_interval = o->live_mult = 0;
 }
 
 void
@@ -36,6 +37,10 @@ sched_opts_from_stmt(struct sched_opts *o, const struct stmt *st)
 		    st->congestion);
 	if (st->lopts & STMT_LOPT_TRANSPORT)
 		o->transport = st->transport;
+	if (st->lopts & STMT_LOPT_LIVENESS) {
+		o->live_interval = st->live_interval;
+		o->live_mult = st->live_mult;
+	}
 }
 
 void
@@ -61,6 +66,10 @@ sched_opts_to_stmt(const struct sched_opts *o, struct stmt *st)
 	st->transport = o->transport;
 	if (o->transport != STMT_TRANSPORT_TCP)
 		st->lopts |= STMT_LOPT_TRANSPORT;
+	st->live_interval = o->live_interval;
+	st->live_mult = o->live_mult;
+	if (o->live_interval != 0 || o->live_mult != 0)
+		st->lopts |= STMT_LOPT_LIVENESS;
 }
 
 static int

@@ -95,6 +95,7 @@ static int	word_arg(struct parser *, int, const char *);
 static int	args_advertise(struct parser *, struct stmt *);
 static int	args_adapt(struct parser *, struct stmt *);
 static int	args_http(struct parser *, struct stmt *);
+static int	args_liveness(struct parser *, struct stmt *);
 static char	*stmt_cidr_format(const struct stmt_cidr *, char *, size_t);
 static int	 stmt_valid_congestion(const char *);
 static int	 stmt_valid_account(const char *);
@@ -188,6 +189,8 @@ static const struct keyword keywords[] = {
 	    "[idle SECONDS] [max N], or off, or on" },
 	{ "http",	STMT_HTTP,	STMT_OP_SET,
 	    args_http,	"ADDR:PORT [allow CIDR,...]" },
+	{ "liveness",	STMT_LIVENESS,	STMT_OP_SET,
+	    args_liveness,	"TIME|off [multiplier N]" },
 };
 
 /* What show shows, in the order help and the errors list it. */
@@ -288,6 +291,7 @@ stmt_is_setting(enum stmt_kind kind)
 	case STMT_TLS_CRL:
 	case STMT_CONTROL_GROUP:
 	case STMT_USER:
+	case STMT_LIVENESS:
 		return 1;
 	default:
 		return 0;
@@ -1331,6 +1335,58 @@ lopt_arg(struct parser *p, int i, struct stmt *st, unsigned int opt)
 }
 
 /*
+ * The probes from token i (after the keyword): TIME|off, or default where
+ * dflt, then [multiplier N].  Returns the index past them, or -1.
+ */
+static int
+liveness_arg(struct parser *p, int i, struct stmt *st, int dflt)
+{
+	const struct token	*t;
+	char			 b[SHOW_LEN];
+	uint64_t		 us;
+	unsigned int		 n;
+
+	if ((t = arg(p, i)) == NULL)
+		return -1;
+	if (strcmp(t->s, "off") == 0)
+		st->live_interval = STMT_LIVENESS_OFF;
+	else if (dflt && strcmp(t->s, "default") == 0)
+		st->live_interval = 0;
+	else if (parse_scaled(t->s, time_units, nitems(time_units),
+	    STMT_LIVENESS_MIN * 1000, STMT_LIVENESS_MAX * 1000, &us) == -1 ||
+	    us % 1000 != 0)
+		return fail(p, t->col, "invalid liveness interval '%s' (a "
+		    "time such as 200ms, 10ms to 60s in whole ms, or off%s)",
+		    show(b, t->s), dflt ? " or default" : "");
+	else
+		st->live_interval = (uint32_t)(us / 1000);
+	i++;
+	st->live_mult = 0;
+	if (i < p->ntok && strcmp(p->tok[i].s, "multiplier") == 0) {
+		if ((t = arg(p, i + 1)) == NULL)
+			return -1;
+		if (parse_uint(t->s, STMT_LIVENESS_MULT_MAX, &n) == -1 ||
+		    n < STMT_LIVENESS_MULT_MIN)
+			return fail(p, t->col, "invalid multiplier '%s' "
+			    "(2..255)", show(b, t->s));
+		st->live_mult = n;
+		i += 2;
+	}
+	return i;
+}
+
+/* liveness TIME|off [multiplier N] */
+static int
+args_liveness(struct parser *p, struct stmt *st)
+{
+	int	 i;
+
+	if ((i = liveness_arg(p, 1, st, 0)) == -1)
+		return -1;
+	return end(p, i);
+}
+
+/*
  * Link options from token i on: rate RATE|none, aqm off|codel [target T]
  * [interval I], congestion CC|default, queue BYTES, and for a link itself
  * (full) tls and peer NODE.  Returns the index past them, or -1.
@@ -1420,6 +1476,10 @@ link_opts_arg(struct parser *p, int i, struct stmt *st, int full)
 				    "(expected tcp, udp or auto)",
 				    show(b, t->s));
 			i += 2;
+		} else if (strcmp(t->s, "liveness") == 0) {
+			if (lopt_arg(p, i, st, STMT_LOPT_LIVENESS) == NULL ||
+			    (i = liveness_arg(p, i + 1, st, 1)) == -1)
+				return -1;
 		} else if (full && strcmp(t->s, "tls") == 0) {
 			if (tls_opt(p, t, st) == -1)
 				return -1;
@@ -2056,6 +2116,24 @@ print_adapt(const struct stmt *st, const char *kw, char *buf, size_t len)
 	    hold, idle, max);
 }
 
+/* "200ms multiplier 3", "off", "default". */
+static char *
+format_liveness(const struct stmt *st, char *buf, size_t len)
+{
+	char	 m[24] = "", t[32];
+
+	if (st->live_mult != 0)
+		snprintf(m, sizeof(m), " multiplier %u", st->live_mult);
+	if (st->live_interval == STMT_LIVENESS_OFF)
+		snprintf(buf, len, "off%s", m);
+	else if (st->live_interval == 0)
+		snprintf(buf, len, "default%s", m);
+	else
+		snprintf(buf, len, "%s%s", stmt_time_format(
+		    st->live_interval * 1000, t, sizeof(t)), m);
+	return buf;
+}
+
 static char *
 format_link_opts(const struct stmt *st, char *buf, size_t len)
 {
@@ -2091,6 +2169,12 @@ format_link_opts(const struct stmt *st, char *buf, size_t len)
 
 		snprintf(buf + o, len - o, " transport %s",
 		    stmt_transport_name(st->transport));
+	}
+	if (st->lopts & STMT_LOPT_LIVENESS) {
+		size_t o = strlen(buf);
+
+		snprintf(buf + o, len - o, " liveness %s",
+		    format_liveness(st, t, sizeof(t)));
 	}
 	return buf;
 }
@@ -2201,6 +2285,9 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)));
 	case STMT_ADAPT:
 		return print_adapt(st, kw, buf, len);
+	case STMT_LIVENESS:
+		return snprintf(buf, len, "%s %s", kw, format_liveness(st,
+		    path, sizeof(path)));
 	case STMT_HTTP:
 		return snprintf(buf, len, "%s %s%s", kw,
 		    stmt_hostport_format(&st->addr, addr, sizeof(addr)),
@@ -2262,7 +2349,8 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		return snprintf(buf, len, "%s %s", kw, w);
 	case STMT_SET_LINK:
 		if ((st->lopts & (STMT_LOPT_RATE | STMT_LOPT_AQM |
-		    STMT_LOPT_CONGESTION | STMT_LOPT_TRANSPORT)) == 0 &&
+		    STMT_LOPT_CONGESTION | STMT_LOPT_TRANSPORT |
+		    STMT_LOPT_LIVENESS)) == 0 &&
 		    st->queue == 0)
 			goto bad;
 		return snprintf(buf, len, "%s %s%s%s", kw, st->name,
@@ -2380,6 +2468,10 @@ link_opts_equal(const struct stmt *a, const struct stmt *b)
 		return 0;
 	if ((a->lopts & STMT_LOPT_TRANSPORT) && a->transport != b->transport)
 		return 0;
+	if ((a->lopts & STMT_LOPT_LIVENESS) &&
+	    (a->live_interval != b->live_interval ||
+	    a->live_mult != b->live_mult))
+		return 0;
 	return 1;
 }
 
@@ -2453,6 +2545,9 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_ADAPT:
 		return !a->flag == !b->flag && a->rate == b->rate &&
 		    memcmp(&a->adapt, &b->adapt, sizeof(a->adapt)) == 0;
+	case STMT_LIVENESS:
+		return a->live_interval == b->live_interval &&
+		    a->live_mult == b->live_mult;
 	case STMT_HTTP:
 		return hostport_equal(&a->addr, &b->addr) && allow_equal(a, b);
 	case STMT_INTERFACE:

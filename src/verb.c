@@ -92,9 +92,10 @@ static const struct verb verbs[] = {
 	    link_name_rules },
 	{ "set-link", "NAME [rate RATE|none] [aqm off|codel|fq_codel "
 	    "[target TIME] [interval TIME]] [congestion CC|default] "
-	    "[transport tcp|udp|auto] [queue BYTES]",
-	    "change a link's shaping, queue management, congestion control "
-	    "or transport", set_link_rules },
+	    "[transport tcp|udp|auto] [liveness TIME|off|default "
+	    "[multiplier N]] [queue BYTES]",
+	    "change a link's shaping, queue management, congestion control, "
+	    "transport or probes", set_link_rules },
 	{ "add-route", "SRC DST link|interface NAME",
 	    "forward frames from SRC to DST (MAC, any or not-MAC) to NAME",
 	    add_route_rules },
@@ -114,6 +115,9 @@ static const struct verb verbs[] = {
 	    yesno_rules },
 	{ "keepalive", "SECONDS", "the interval of keepalives (1..3600)",
 	    NULL },
+	{ "liveness", "TIME|off [multiplier N]",
+	    "the probes of links without their own (10ms..60s; multiplier "
+	    "2..255)", NULL },
 	{ "vcc", "IFACE ecn virtual | share IFACE window BYTES | class NAME "
 	    "[match tcp-port P[,P...]] [match src CIDR] [match dst CIDR] "
 	    "[interface IFACE] [weight W] [rate RATE|none]",

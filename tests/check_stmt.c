@@ -194,6 +194,15 @@ static const struct {
 	{ "set-link h1 transport udp rate 1mbit",
 	    "set-link h1 rate 1mbit transport udp" },
 	{ "set-link h1 transport tcp", "set-link h1 transport tcp" },
+	{ "set-link h1 liveness 100ms multiplier 5 rate 1mbit",
+	    "set-link h1 rate 1mbit liveness 100ms multiplier 5" },
+	{ "set-link h1 liveness 1s", "set-link h1 liveness 1000ms" },
+	{ "set-link h1 liveness default", "set-link h1 liveness default" },
+	{ "link h1 10.0.0.1:655 liveness off tls",
+	    "link h1 10.0.0.1:655 tls liveness off" },
+	{ "liveness 50ms",			"liveness 50ms" },
+	{ "liveness 0.5s multiplier 4",		"liveness 500ms multiplier 4" },
+	{ "liveness off",			"liveness off" },
 	{ "show link h1",			"show link h1" },
 	/* TLS, allow lists, link options. */
 	{ "listen *:7870 tls",			"listen *:7870 tls" },
@@ -254,6 +263,7 @@ static const struct {
 	{ "listen *:1",				STMT_LISTEN,	STMT_OP_SET },
 	{ "control /a",				STMT_CONTROL,	STMT_OP_SET },
 	{ "keepalive 5",			STMT_KEEPALIVE,	STMT_OP_SET },
+	{ "liveness 100ms",			STMT_LIVENESS,	STMT_OP_SET },
 	{ "learn no",				STMT_LEARN,	STMT_OP_SET },
 	{ "offload no",				STMT_OFFLOAD,	STMT_OP_SET },
 	{ "threads yes",			STMT_THREADS,	STMT_OP_SET },
@@ -782,6 +792,22 @@ static const struct {
 	    "(expected tcp, udp or auto)" },
 	{ "set-link a transport udp transport auto", 26,
 	    "set-link: transport given twice" },
+	{ "set-link a liveness 5ms",	21, "set-link: invalid liveness "
+	    "interval '5ms' (a time such as 200ms, 10ms to 60s in whole ms, "
+	    "or off or default)" },
+	{ "set-link a liveness 1500us",	21, "set-link: invalid liveness "
+	    "interval '1500us' (a time such as 200ms, 10ms to 60s in whole "
+	    "ms, or off or default)" },
+	{ "set-link a liveness off liveness off", 25,
+	    "set-link: liveness given twice" },
+	{ "set-link a liveness 1s multiplier 1", 35,
+	    "set-link: invalid multiplier '1' (2..255)" },
+	{ "liveness default",		10, "liveness: invalid liveness "
+	    "interval 'default' (a time such as 200ms, 10ms to 60s in whole "
+	    "ms, or off)" },
+	{ "liveness 1s multiplier",	23, "liveness: expected TIME|off "
+	    "[multiplier N]" },
+	{ "liveness 1s x",		13, "liveness: unexpected 'x'" },
 	{ "set-link a transport",	21, "set-link: expected NAME "
 	    "[rate RATE|none] [aqm off|codel|fq_codel [target TIME] "
 	    "[interval TIME]] [congestion CC|default] [transport tcp|udp|auto] "
@@ -1539,6 +1565,28 @@ rnd_hostport(unsigned int *state, struct stmt_hostport *hp, int wildcard)
 	hp->port = (uint16_t)(1 + rnd(state, 65535));
 }
 
+/* liveness TIME|off (or default, for a link) [multiplier N]. */
+static void
+rnd_liveness(unsigned int *state, struct stmt *st, int dflt)
+{
+	switch (rnd(state, 3)) {
+	case 0:
+		st->live_interval = STMT_LIVENESS_OFF;
+		break;
+	case 1:
+		if (dflt) {
+			st->live_interval = 0;
+			break;
+		}
+		/* FALLTHROUGH */
+	default:
+		st->live_interval = STMT_LIVENESS_MIN + rnd(state,
+		    STMT_LIVENESS_MAX - STMT_LIVENESS_MIN + 1);
+	}
+	st->live_mult = rnd(state, 2) ? 0 : STMT_LIVENESS_MULT_MIN +
+	    rnd(state, STMT_LIVENESS_MULT_MAX - STMT_LIVENESS_MULT_MIN + 1);
+}
+
 /* Link options; at least one when need is set. */
 static void
 rnd_link_opts(unsigned int *state, struct stmt *st, int need)
@@ -1562,6 +1610,10 @@ rnd_link_opts(unsigned int *state, struct stmt *st, int need)
 				st->aqm_interval = STMT_TIME_MIN +
 				    rnd(state, 1000000);
 		}
+	}
+	if (rnd(state, 3) == 0) {
+		st->lopts |= STMT_LOPT_LIVENESS;
+		rnd_liveness(state, st, 1);
 	}
 }
 
@@ -1631,6 +1683,9 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 		break;
 	case STMT_KEEPALIVE:
 		st->num = 1 + rnd(state, 3600);
+		break;
+	case STMT_LIVENESS:
+		rnd_liveness(state, st, 0);
 		break;
 	case STMT_LEARN:
 	case STMT_OFFLOAD:

@@ -36,7 +36,7 @@ link alpha $(addr alpha):$PORT"
 
 say "the narrow table"
 hdr=$(vctl beta show links | head -n 1 | tr -s ' ')
-[[ $hdr == "name state peer since rate_in rate_out last_error origin" ]] ||
+[[ $hdr == "name state peer since rate_in rate_out last_error origin liveness" ]] ||
 	fail "show links has the columns '$hdr'"
 width=$(vctl beta show links | awk '{ if (length($0) > w) w = length($0) } END { print w }')
 say "show links is $width characters wide"
