@@ -10,12 +10,17 @@
  *
  *              heard nothing for the detection time, or the peer says DOWN
  *   UP / HOLD ---------------------------------------------------------> DOWN
- *      ^   ^                                                             |
- *      |   +--- the peer hears us (its probe says INIT, HOLD or UP) -----+
- *      |   |                                 (or heard at all, old peer) |
- *      |   +--- the peer hears us ----- INIT <--- a probe saying DOWN ---+
- *      |                                 |  (we hear the peer; it not us)
- *      +------ HOLD for the hold time    +--- nothing heard ---> DOWN
+ *      ^   ^                                                           |  |
+ *      |   +------ the peer hears us: its probe says INIT -------------+  |
+ *      |   |                          (old peer: heard at all)            |
+ *      |   +-- the peer says INIT, HOLD or UP -- INIT <-- it says DOWN ---+
+ *      |                                          | (we hear it, it not us)
+ *      +------ HOLD for the hold time             +-- nothing heard -> DOWN
+ *
+ * As in BFD, DOWN ignores a peer that still says UP or HOLD: that peer is
+ * about to hear our DOWN and go down too, and then both come up through
+ * INIT.  Probes that cross, or a stall's backlog arriving at once, cannot
+ * keep the two ends changing each other's state.
  *
  * A link starts UP: its handshake has just shown both ways to work.  The
  * three-way part (INIT) is for a link cut in one direction: the side that

@@ -852,9 +852,12 @@ link_conn_probe(void *arg, struct conn *c, const struct wire_probe *pr)
 
 	if (l == NULL || l->state != LINK_UP)
 		return;
+	/*
+	 * A change's probe goes at the next look, not from here: a backlog
+	 * of probes arriving at once makes at most one a quarter interval.
+	 */
 	liveness_probe(&l->live, now, (enum liveness_state)pr->state,
 	    pr->interval);
-	link_live_run(l, now);
 }
 
 int

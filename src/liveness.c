@@ -131,12 +131,19 @@ liveness_probe(struct liveness *lv, uint64_t now, enum liveness_state peer,
 		peer_interval = LIVENESS_INTERVAL_MAX;
 	lv->peer_interval = peer_interval;
 	liveness_heard(lv, now);
+	/*
+	 * As BFD (RFC 5880 6.8.6): DOWN moves only on a peer that is DOWN
+	 * too (it hears us? not yet: INIT) or INIT (it hears us: HOLD); a
+	 * peer still UP or in its HOLD is about to hear our DOWN and go down.
+	 * So two ends whose probes cross, or a backlog of stale ones after a
+	 * stall, cannot keep each other changing.
+	 */
 	switch (lv->state) {
 	case LIVENESS_DOWN:
 		if (peer == LIVENESS_DOWN)
 			liveness_change(lv, LIVENESS_INIT, now,
 			    "the peer is heard, it does not hear us yet");
-		else
+		else if (peer == LIVENESS_INIT)
 			liveness_change(lv, LIVENESS_HOLD, now,
 			    "heard both ways again");
 		break;

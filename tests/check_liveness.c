@@ -163,6 +163,62 @@ START_TEST(cut_one_way)
 }
 END_TEST
 
+START_TEST(stale_backlog)
+{
+	struct sim	 s;
+	unsigned int	 i, before;
+
+	/*
+	 * A stall of TCP: the probes of before and during the cut arrive at
+	 * once when it ends.  They must not keep the ends changing.
+	 */
+	sim_init(&s);
+	sim_run(&s, 1000);
+	s.ab_lost = s.ba_lost = 1;
+	sim_run(&s, 3000);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	before = s.a.changes + s.b.changes;
+	for (i = 0; i < 20; i++) {
+		liveness_probe(&s.a.lv, s.now, i < 5 ? LIVENESS_UP :
+		    LIVENESS_DOWN, 200);
+		liveness_probe(&s.b.lv, s.now, i < 5 ? LIVENESS_UP :
+		    LIVENESS_DOWN, 200);
+	}
+	s.ab_lost = s.ba_lost = 0;
+	sim_run(&s, 3000);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_UP);
+	ck_assert_int_eq(s.b.lv.state, LIVENESS_UP);
+	/* Each: DOWN -> INIT -> HOLD -> UP, nothing more. */
+	ck_assert_uint_le(s.a.changes + s.b.changes - before, 6);
+}
+END_TEST
+
+START_TEST(crossing)
+{
+	struct sim	 s;
+	uint64_t	 sent;
+
+	/*
+	 * A peer still UP while we are DOWN is ignored: it hears our DOWN,
+	 * goes down, and both come back through INIT.
+	 */
+	sim_init(&s);
+	sim_run(&s, 1000);
+	s.ba_lost = 1;
+	sim_run(&s, 700);		/* a: DOWN, b not yet */
+	s.ba_lost = 0;
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	liveness_probe(&s.a.lv, s.now, LIVENESS_UP, 200);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	sent = s.a.lv.probes_sent + s.b.lv.probes_sent;
+	sim_run(&s, 3000);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_UP);
+	ck_assert_int_eq(s.b.lv.state, LIVENESS_UP);
+	/* No storm: about 5 a second each, and a few for the changes. */
+	ck_assert_uint_le(s.a.lv.probes_sent + s.b.lv.probes_sent - sent, 40);
+}
+END_TEST
+
 START_TEST(dampening)
 {
 	struct sim	 s;
@@ -304,6 +360,8 @@ main(void)
 	tcase_add_test(tc, steady);
 	tcase_add_test(tc, cut_both_ways);
 	tcase_add_test(tc, cut_one_way);
+	tcase_add_test(tc, stale_backlog);
+	tcase_add_test(tc, crossing);
 	tcase_add_test(tc, dampening);
 	tcase_add_test(tc, data_evidence);
 	tcase_add_test(tc, old_peer);

@@ -1,0 +1,144 @@
+#!/bin/bash
+#
+# Link liveness under routing auto: two proxies, two hosts each linked to
+# both, no direct link.  Guest 1 pings guest 2 every 10 ms and a TCP
+# transfer runs while the proxy that carries their traffic goes silent
+# (iptables DROP in and out of its namespace: no FIN, no RST): the probes
+# miss it, both hosts take their links to it out of the routes, and the
+# longest gap in the ping must stay under 1 s; the transfer completes.
+# The proxy's return must cost nothing: its links come back only after
+# the hold time, and no second gap follows.  Then the same with the
+# proxy deaf only (DROP in): the proxy hears nothing, says so in its
+# probes, and the hosts, which still hear it, leave it too.
+#
+# shellcheck source=tests/lib.sh
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+require_root
+require_binaries
+command -v iptables >/dev/null || skip "iptables is missing"
+command -v iperf3 >/dev/null || skip "iperf3 is missing"
+
+node_add p1 1
+node_add p2 2
+node_add host1 3
+node_add host2 4
+for p in p1 p2; do
+	vnetd_start "$p" "node $p
+listen $(addr "$p"):$PORT allow $UNDERLAY
+routing auto"
+done
+for i in 1 2; do
+	vnetd_start "host$i" "node host$i
+interface guest tap vtap0
+link p1 $(addr p1):$PORT
+link p2 $(addr p2):$PORT
+routing auto"
+	guest_add "g$i" "host$i" vtap0 "$i"
+done
+for i in 1 2; do
+	for p in p1 p2; do
+		wait_link_up "host$i" "$p"
+	done
+done
+for d in p1 p2 host1 host2; do
+	wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
+done
+IP2=$(guest_ip 2)
+wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
+iperf_server g2
+
+[[ $(link_field host1 p1 liveness) == up ]] ||
+	fail "host1's link p1 has liveness '$(link_field host1 p1 liveness)'"
+[[ $(link_field host1 p1 probe_ms) == 200 ]] ||
+	fail "host1's link p1 probes every '$(link_field host1 p1 probe_ms)' ms, not 200"
+
+live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
+live_not() { ! live_is "$@"; }
+# why DAEMON LINK: why its liveness was last lost (the TSV form: blanks).
+why() {
+	vctl "$1" -t -H show links all | awk -F'\t' -v n="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "liveness_why") c = i; next }
+		$1 == n { print $c }'
+}
+now_past() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { exit !(n >= t) }'; }
+
+# active: the proxy that host1's link carries guest 1's frames to now.
+active() {
+	local a b
+	a=$(link_field host1 p1 frames_out)
+	b=$(link_field host1 p2 frames_out)
+	sleep 0.3	# a sample of the counters, not a wait for a state
+	a=$(($(link_field host1 p1 frames_out) - a))
+	b=$(($(link_field host1 p2 frames_out) - b))
+	if ((a >= b)); then echo p1; else echo p2; fi
+}
+
+# gaps FILE FROM: the longest gap between replies after time FROM (s).
+gaps() {
+	awk -v from="$2" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
+		if (t < from) next
+		if (last && t - last > max) { max = t - last; at = last }
+		last = t }
+		END { printf "%.3f %.3f\n", max, at }' "$1"
+}
+
+# failover NAME CHAINS: the proxy carrying the traffic drops what CHAINS
+# name, 3 s, then comes back.
+failover() {
+	local name=$1 chains=$2 p other t0 t1 ping iperf g gat c
+	p=$(active)
+	other=p1
+	[[ $p == p1 ]] && other=p2
+	say "$name: $p carries the traffic; it drops $chains"
+	in_guest g1 ping -D -n -i 0.01 -W 1 "$IP2" >"$TMPD/ping-$name" 2>&1 &
+	ping=$!
+	EXTRA_PIDS+=("$ping")
+	wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping-$name') >= 50 ))" ||
+		fail "$name: the ping does not run: $(tail -n 5 "$TMPD/ping-$name")"
+	in_guest g1 iperf3 -c "$IP2" -n 30M -J >"$TMPD/iperf-$name" 2>&1 &
+	iperf=$!
+	EXTRA_PIDS+=("$iperf")
+	t0=$(date +%s.%N)
+	for c in $chains; do
+		ip netns exec "$(ns "$p")" iptables -A "$c" -j DROP
+	done
+	for i in 1 2; do
+		wait_for 5 live_not "host$i" "$p" up ||
+			fail "$name: host$i's link $p still alive: $(vctl "host$i" show links all)"
+	done
+	say "$name: host1's link $p: $(why host1 "$p"); $p's link host1: $(why "$p" host1)"
+	wait_for 5 now_past "$(awk -v t="$t0" 'BEGIN { print t + 3 }')" || true
+	for c in $chains; do
+		ip netns exec "$(ns "$p")" iptables -D "$c" -j DROP
+	done
+	t1=$(date +%s.%N)
+	for i in 1 2; do
+		wait_for 15 live_is "host$i" "$p" up ||
+			fail "$name: host$i's link $p not back: $(vctl "host$i" show links all)"
+	done
+	say "$name: $p back in the routes $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s after its return"
+	wait_for 30 proc_gone "$iperf" || fail "$name: the TCP transfer does not end"
+	wait "$iperf" || fail "$name: the TCP transfer failed: $(tail -n 20 "$TMPD/iperf-$name")"
+	# One more second of pings over the routes as they are again.
+	wait_for 5 now_past "$(awk -v t="$(date +%s.%N)" 'BEGIN { print t + 1 }')" || true
+	kill "$ping"
+	wait "$ping" 2>/dev/null || true
+	read -r g gat < <(gaps "$TMPD/ping-$name" 0)
+	say "$name: longest gap in the ping: $g s (at $gat, the drop at $t0)"
+	awk -v g="$g" 'BEGIN { exit !(g < 1.0) }' ||
+		fail "$name: the ping stopped for $g s"
+	read -r g gat < <(gaps "$TMPD/ping-$name" "$t1")
+	say "$name: longest gap after the return: $g s"
+	awk -v g="$g" 'BEGIN { exit !(g < 0.25) }' ||
+		fail "$name: the proxy's return made a gap of $g s (at $gat)"
+	[[ $(link_field host1 "$other" liveness) == up ]] ||
+		fail "$name: host1's link $other lost its liveness too"
+	grep -q "link $p: liveness lost" "${D_LOG[host1]}" ||
+		fail "$name: host1 logged no loss of link $p"
+}
+
+failover silent "INPUT OUTPUT"
+failover deaf "INPUT"
+grep -c "liveness lost" "${D_LOG[host1]}" | grep -qx 2 ||
+	fail "host1 logged $(grep -c "liveness lost" "${D_LOG[host1]}") losses, not 2: $(grep liveness "${D_LOG[host1]}")"
+pass
