@@ -62,14 +62,20 @@ why() {
 }
 now_past() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { exit !(n >= t) }'; }
 
-# active: the proxy that host1's link carries guest 1's frames to now.
+# frames_to P: the frames host1 and host2 sent to proxy P so far.
+frames_to() {
+	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
+}
+
+# active: the proxy that carries most of the ping now (each way may take
+# its own).
 active() {
 	local a b
-	a=$(link_field host1 p1 frames_out)
-	b=$(link_field host1 p2 frames_out)
+	a=$(frames_to p1)
+	b=$(frames_to p2)
 	sleep 0.3	# a sample of the counters, not a wait for a state
-	a=$(($(link_field host1 p1 frames_out) - a))
-	b=$(($(link_field host1 p2 frames_out) - b))
+	a=$(($(frames_to p1) - a))
+	b=$(($(frames_to p2) - b))
 	if ((a >= b)); then echo p1; else echo p2; fi
 }
 
@@ -86,15 +92,15 @@ gaps() {
 # name, 3 s, then comes back.
 failover() {
 	local name=$1 chains=$2 p other t0 t1 ping iperf g gat c
-	p=$(active)
-	other=p1
-	[[ $p == p1 ]] && other=p2
-	say "$name: $p carries the traffic; it drops $chains"
 	in_guest g1 ping -D -n -i 0.01 -W 1 "$IP2" >"$TMPD/ping-$name" 2>&1 &
 	ping=$!
 	EXTRA_PIDS+=("$ping")
 	wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping-$name') >= 50 ))" ||
 		fail "$name: the ping does not run: $(tail -n 5 "$TMPD/ping-$name")"
+	p=$(active)
+	other=p1
+	[[ $p == p1 ]] && other=p2
+	say "$name: $p carries the ping; it drops $chains"
 	in_guest g1 iperf3 -c "$IP2" -n 30M -J >"$TMPD/iperf-$name" 2>&1 &
 	iperf=$!
 	EXTRA_PIDS+=("$iperf")
@@ -107,7 +113,7 @@ failover() {
 			fail "$name: host$i's link $p still alive: $(vctl "host$i" show links all)"
 	done
 	say "$name: host1's link $p: $(why host1 "$p"); $p's link host1: $(why "$p" host1)"
-	wait_for 5 now_past "$(awk -v t="$t0" 'BEGIN { print t + 3 }')" || true
+	wait_for 5 now_past "$(awk -v t="$t0" 'BEGIN { printf "%.3f", t + 3 }')" || true
 	for c in $chains; do
 		ip netns exec "$(ns "$p")" iptables -D "$c" -j DROP
 	done
@@ -119,8 +125,9 @@ failover() {
 	say "$name: $p back in the routes $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s after its return"
 	wait_for 30 proc_gone "$iperf" || fail "$name: the TCP transfer does not end"
 	wait "$iperf" || fail "$name: the TCP transfer failed: $(tail -n 20 "$TMPD/iperf-$name")"
+	say "$name: the TCP transfer ended at $(date +%s.%N)"
 	# One more second of pings over the routes as they are again.
-	wait_for 5 now_past "$(awk -v t="$(date +%s.%N)" 'BEGIN { print t + 1 }')" || true
+	wait_for 5 now_past "$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1 }')" || true
 	kill "$ping"
 	wait "$ping" 2>/dev/null || true
 	read -r g gat < <(gaps "$TMPD/ping-$name" 0)
