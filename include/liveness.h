@@ -41,6 +41,10 @@
  * long starts again at the minimum.  A link that flaps every few seconds
  * is thus kept out of the routes for longer each time.
  *
+ * Pace: each end says its interval in its probes, and both send at the
+ * slower of the two and time out on it (BFD's required minimum), so one
+ * end that wants few probes gets few both ways.
+ *
  * Every change goes through one function that hands it, with the reason,
  * to the callback.
  */
@@ -52,6 +56,8 @@
 
 /* Defaults; see vnetd.conf(5) for why. */
 #define LIVENESS_INTERVAL_DEFAULT	200	/* ms */
+/* A node's only link up has no other path to fail over to. */
+#define LIVENESS_ALONE_INTERVAL		2000	/* ms, at least */
 #define LIVENESS_MULT_DEFAULT		3
 #define LIVENESS_INTERVAL_MIN		10	/* ms */
 #define LIVENESS_INTERVAL_MAX		60000	/* ms */

@@ -30,6 +30,7 @@ static void	link_free(struct link *);
 static void	link_live_cb(evutil_socket_t, short, void *);
 static void	link_live_start(struct link *, struct conn *);
 static void	link_live_reconfigure(struct link *);
+static void	links_live_repace(struct links *);
 static void	link_conn_probe(void *, struct conn *,
 		    const struct wire_probe *);
 static void	link_keep(struct link *);
@@ -350,8 +351,20 @@ link_free(struct link *l)
 	sched_free(&l->sched);
 	TAILQ_REMOVE(&lks->list, l, entry);
 	free(l);
-	if (was_up)
+	if (was_up) {
 		lks->hooks.down(lks->hooks.arg, NULL);
+		links_live_repace(lks);
+	}
+}
+
+/* The number of links up changed: their pace may (link_live_params). */
+static void
+links_live_repace(struct links *lks)
+{
+	struct link	*l;
+
+	TAILQ_FOREACH(l, &lks->list, entry)
+		link_live_reconfigure(l);
 }
 
 static void
@@ -388,6 +401,8 @@ link_set_state(struct link *l, enum link_state state, const char *why)
 		sw_port_down(&l->port);
 	if (state != LINK_UP && was_up)
 		l->lks->hooks.down(l->lks->hooks.arg, l);
+	if ((state == LINK_UP) != was_up)
+		links_live_repace(l->lks);
 }
 
 /* Capped exponential backoff with jitter, so that restarted peers spread. */
@@ -719,10 +734,28 @@ link_live_params(const struct link *l, uint32_t *interval, uint32_t *mult)
 {
 	const struct sched_opts	*o = &l->sched.opts;
 
+	struct link		*o2;
+	int			 up = 0;
+
 	*interval = o->live_interval != 0 ? o->live_interval :
 	    l->lks->live_interval;
 	if (*interval == STMT_LIVENESS_OFF)
 		*interval = 0;
+	/*
+	 * The network-wide pace is for failing over.  The end that dials (a
+	 * host, to its proxies) knows whether it has anywhere else to go:
+	 * with no other link up it asks for the slow pace, which the peer
+	 * follows (liveness.h), so a host's only link to its proxy is probed
+	 * slowly both ways, and a host with two proxies fast.  The listening
+	 * end always asks for the fast one: its other links go to other
+	 * peers, not another way to this one.  A link's own liveness is kept
+	 * as set.
+	 */
+	TAILQ_FOREACH(o2, &l->lks->list, entry)
+		up += o2->state == LINK_UP;
+	if (o->live_interval == 0 && *interval != 0 && l->configured &&
+	    up < 2 && *interval < LIVENESS_ALONE_INTERVAL)
+		*interval = LIVENESS_ALONE_INTERVAL;
 	*mult = o->live_mult != 0 ? o->live_mult : l->lks->live_mult;
 	if (*mult == 0)
 		*mult = LIVENESS_MULT_DEFAULT;

@@ -198,7 +198,8 @@ void
 liveness_probe_sent(struct liveness *lv, uint64_t now)
 {
 	lv->probes_sent++;
-	lv->next_probe = now + lv->interval;
+	/* As slow as the slower end wants: it would not look sooner. */
+	lv->next_probe = now + liveness_period(lv);
 }
 
 int

@@ -94,6 +94,30 @@ START_TEST(steady)
 }
 END_TEST
 
+/* One end wants 2 s (its only link): both send at that pace. */
+START_TEST(slower_end_paces)
+{
+	struct sim	 s;
+	uint64_t	 cut;
+
+	sim_init(&s);
+	liveness_set(&s.b.lv, LIVENESS_ALONE_INTERVAL, LIVENESS_MULT_DEFAULT,
+	    s.now);
+	sim_run(&s, 20000);
+	ck_assert_uint_le(s.a.lv.probes_sent, 12);
+	ck_assert_uint_le(s.b.lv.probes_sent, 12);
+	ck_assert_uint_eq(liveness_detect(&s.a.lv), 3 * LIVENESS_ALONE_INTERVAL);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_UP);
+	ck_assert_uint_eq(s.a.changes + s.b.changes, 0);
+	/* Still noticed, in the slower detection time. */
+	s.ab_lost = s.ba_lost = 1;
+	cut = s.now;
+	sim_run(&s, 3 * LIVENESS_ALONE_INTERVAL + 500);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	ck_assert_uint_le(s.a.down_at - cut, 3 * LIVENESS_ALONE_INTERVAL + 100);
+}
+END_TEST
+
 START_TEST(cut_both_ways)
 {
 	struct sim	 s;
@@ -358,6 +382,7 @@ main(void)
 	int	 failed;
 
 	tcase_add_test(tc, steady);
+	tcase_add_test(tc, slower_end_paces);
 	tcase_add_test(tc, cut_both_ways);
 	tcase_add_test(tc, cut_one_way);
 	tcase_add_test(tc, stale_backlog);
