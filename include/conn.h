@@ -183,6 +183,7 @@ struct conn_stats {
 	uint64_t	pending_full;	/* connections closed: too many pending */
 	uint64_t	pending_addr_full;	/* the same, from one address */
 	uint64_t	handshake_timeouts;	/* no handshake within the limit */
+	uint64_t	clones;		/* a second live connection of a node */
 };
 
 /* What a connection tells its owner; arg is conns.arg. */

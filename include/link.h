@@ -130,6 +130,7 @@ struct link {
 	uint64_t		 retry_at;	/* ms, the next attempt; 0: none */
 	char			 last_error[LINK_WHY_MAX];
 	uint64_t		 last_error_at;	/* ms; 0: none yet */
+	uint64_t		 clone_logged;	/* ms, the last clone warning */
 	uint64_t		 rate_at;	/* ms, the last rate sample */
 	uint64_t		 rate_bytes_in, rate_bytes_out;	/* at rate_at */
 	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */

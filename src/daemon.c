@@ -908,6 +908,7 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("pending_full", d->links.conns.stats.pending_full);
 	ROW("pending_addr_full", d->links.conns.stats.pending_addr_full);
 	ROW("handshake_timeouts", d->links.conns.stats.handshake_timeouts);
+	ROW("clones_refused", d->links.conns.stats.clones);
 	ROW("pending", d->links.conns.npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);

@@ -584,6 +584,42 @@ conn_new_wins(struct links *lks, const struct conn *old, const struct conn *new)
 	return strcmp(new_by, old_by) < 0;
 }
 
+/*
+ * A second incoming connection in the name of a node whose connection is
+ * still alive (heard within one and a half of its probe intervals, or a
+ * second) is a clone, a copied VM with the node's name and certificate:
+ * it is refused, the older kept.  Taking the newcomer, as for a node that
+ * came back, would have the two replace each other at every reconnect.
+ * A node that really came back has a silent or closed old connection: it
+ * gets in once that is so, at its next try.
+ */
+static int
+link_clone(struct link *l, const struct conn *c)
+{
+	const struct liveness	*lv = &l->live;
+	uint64_t		 now = clock_now_ms(), recent;
+
+	if (c->outgoing || l->conn->outgoing || l->state != LINK_UP ||
+	    !liveness_alive(lv))
+		return 0;
+	recent = (lv->interval > lv->peer_interval ? lv->interval :
+	    lv->peer_interval) * 3 / 2;
+	if (recent < 1000)
+		recent = 1000;
+	if (now - lv->heard >= recent)
+		return 0;
+	if (l->clone_logged == 0 || now - l->clone_logged >= 10000) {
+		l->clone_logged = now;
+		log_warnx("link %s: refused %s: node %s is connected already "
+		    "from %s and alive; two machines with its name and "
+		    "certificate (a cloned VM?): give the copy a node name and "
+		    "certificate of its own (logged every 10 s at most; "
+		    "show refused)", l->name, c->peer, c->hello.node,
+		    l->conn->peer);
+	}
+	return 1;
+}
+
 /* c's hello passed: it joins its link.  Returns -1 if c was closed instead. */
 static int
 link_conn_join(void *arg, struct conn *c)
@@ -615,6 +651,15 @@ link_conn_join(void *arg, struct conn *c)
 	} else if (l->dialing == c)
 		l->dialing = NULL;
 
+	if (l->conn != NULL && link_clone(l, c)) {
+		lks->conns.stats.clones++;
+		link_refusal_add(lks, c->peer, c->hello.node, "node connected "
+		    "already and alive: a clone (the same name and certificate "
+		    "on another machine)?");
+		c->link = NULL;
+		conn_close(c, "a clone of a connected node", 0);
+		return -1;
+	}
 	if (l->conn != NULL) {
 		if (!conn_new_wins(lks, l->conn, c)) {
 			log_info("link %s: keeping the existing connection, "
