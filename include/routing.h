@@ -42,12 +42,15 @@
  * ROUTING_REFRESH_DEFAULT) in any case; records live three intervals.  Its
  * traffic rows go only to the nodes that ask (routing_traffic.c).
  *
- * Migration: a MAC that another node owns, seen as a source here, is
- * claimed with a version one above the highest known.  The highest version
- * wins everywhere (then the name that sorts first); a node whose claim
- * lost drops the MAC from its record.  A local MAC lost while it was still
- * sending here (within ROUTING_CONFLICT_MS) is a conflict: logged and
- * counted.
+ * Migration (macown.h has the rules): a MAC that another node owns, seen
+ * as a source here, is claimed with a version one above the one known,
+ * and waits: its frames are dropped here until the owner lets it go, which
+ * it does when the MAC is silent there (or its interface is gone), not
+ * while it still sends (a conflict: logged and counted).  The owner a node
+ * knew keeps the MAC in its eyes while it claims it; a MAC no one held
+ * goes to the highest version (then the name that sorts first).  A claim
+ * more than MACOWN_STEP over the version held is refused; a MAC that moves
+ * MACOWN_MOVES times in MACOWN_WINDOW_MS is frozen where it is.
  *
  * Limits, each counted when it refuses something: a peer's record over
  * node.h's limits (MACs, links, size) or with a sequence more than
@@ -109,7 +112,6 @@ void		 routing_link_down(struct routing *, void *link);
 /* A message from link: -1 (with *why) when malformed: the link must close. */
 int		 routing_input(struct routing *, void *link, const uint8_t *p,
 		    size_t n, const char **why);
-/* A guest's frame, from the interface whose port is in. */
 /*
  * 1 if a frame with source MAC src may come by link (the env's handle):
  * the link is to the node that owns src, or the one this node's route to
@@ -118,8 +120,14 @@ int		 routing_input(struct routing *, void *link, const uint8_t *p,
  */
 int		 routing_on_path(struct routing *, void *link,
 		    const uint8_t *src);
-void		 routing_guest_frame(struct routing *, struct fwd_port *in,
+/*
+ * A guest's frame, from the interface whose port is in: 0, or -1 when it
+ * must be dropped (its source MAC is another guest's, routing_mac.c).
+ */
+int		 routing_guest_frame(struct routing *, struct fwd_port *in,
 		    const uint8_t *eth, size_t len);
+/* Frames routing_guest_frame() dropped from the interface named port. */
+uint64_t	 routing_foreign(const struct routing *, const char *port);
 
 /*
  * show: nodes, topology, traffic (and nodes, topology with st->num as its

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ether.h"
+#include "macown.h"
 #include "node.h"
 #include "nodesig.h"
 #include "routing_env.h"
@@ -23,6 +24,7 @@ struct traffic;
 
 #define ROUTING_MAC_BUCKETS	1024
 #define ROUTING_LOG_EVERY_MS	1000	/* refusals logged at most this often */
+#define ROUTING_MOB_MAX		4096	/* MACs whose moves are followed */
 
 /* A link that is up, as the control plane knows it. */
 struct routing_nbr {
@@ -58,7 +60,12 @@ struct routing_report {
 
 #define ROUTING_DIRTY_TOPO	0x100	/* with a bit per MAC page below */
 
-/* A MAC this node claims: a source seen on one of its interfaces. */
+/*
+ * A MAC this node claims: a source seen on one of its interfaces.  A
+ * pending claim is over a MAC another node holds: it is in our record (so
+ * that the owner can let it go) but not taken, and the frames from it are
+ * dropped, until the owner withdraws it (macown.h).
+ */
 struct routing_lmac {
 	struct routing_lmac	*next;
 	uint8_t			 mac[ETHER_ADDR_LEN];
@@ -66,6 +73,24 @@ struct routing_lmac {
 	unsigned int		 page;		/* the record it is in */
 	struct fwd_port		*port;		/* the interface's, referenced */
 	uint64_t		 seen_ms;
+	int			 pending;
+	int			 contested;	/* a claim kept off: look again */
+	uint32_t		 answered;	/* the claim last kept off */
+	char			 answered_to[NODE_NAME_MAX + 1];
+};
+
+/* The moves of a MAC that moved lately (macown.h's damping). */
+struct routing_mob {
+	struct routing_mob	*next;
+	uint8_t			 mac[ETHER_ADDR_LEN];
+	char			 owner[NODE_NAME_MAX + 1];	/* frozen at */
+	struct macown_mob	 m;
+};
+
+/* Frames dropped at an interface: their source MAC was another's. */
+struct routing_foreign {
+	struct fwd_port		*port;		/* referenced */
+	uint64_t		 n;
 };
 
 /* How many local MACs an interface (its forwarding port) holds. */
@@ -81,6 +106,7 @@ struct routing_rmac {
 	uint32_t		 version;
 	char			 owner[NODE_NAME_MAX + 1];
 	char			 via[STMT_NAME_MAX + 1];
+	int			 held;	/* the owner we knew claims it still */
 };
 
 struct routing_stats {
@@ -91,6 +117,11 @@ struct routing_stats {
 	uint64_t	moved_away;	/* local MACs another node claimed */
 	uint64_t	withdrawn_down;	/* local MACs of an interface gone down */
 	uint64_t	conflicts;	/* ... while still sending here */
+	uint64_t	claims_waiting;	/* ours over another node's MAC, made */
+	uint64_t	claims_frozen;	/* claims kept off a frozen MAC */
+	uint64_t	version_jumps;	/* claims out of macown.h's bounds */
+	uint64_t	frozen;		/* MACs frozen for moving too often */
+	uint64_t	foreign_src;	/* frames from another's MAC, dropped */
 	uint64_t	originated;
 	uint64_t	recomputed;
 	uint64_t	reports_in, reports_out, reports_forwarded;
@@ -150,6 +181,11 @@ struct routing {
 	size_t			 nshares, sharecap;
 	struct routing_rmac	*routes[ROUTING_MAC_BUCKETS];
 	size_t			 nroutes;
+	struct routing_rmac	**prev;		/* the table before, computing */
+	struct routing_mob	*mob[ROUTING_MAC_BUCKETS];
+	size_t			 nmob;
+	struct routing_foreign	*foreign;	/* per interface that dropped */
+	size_t			 nforeign, foreigncap;
 
 	struct routing_stats	 st;
 	struct shortcut		*sc;		/* shortcuts (shortcut.h) */
@@ -200,8 +236,19 @@ void		 routing_mac_install(struct routing *, const uint8_t *mac);
 void		 routing_mac_swap(struct routing *, struct routing_rmac **old);
 /* Frees a table taken, installing each MAC's route anew. */
 void		 routing_mac_settle(struct routing *, struct routing_rmac **old);
-void		 routing_mac_seen(struct routing *, struct fwd_port *in,
+/* A source seen on a local interface: 0, or -1 if the frame must go. */
+int		 routing_mac_seen(struct routing *, struct fwd_port *in,
 		    const uint8_t *src, uint64_t now);
+/*
+ * A MAC page of node owner came: its claims over what we hold by more
+ * than macown.h's step are refused (their version set to 0), counted.
+ */
+void		 routing_mac_bound(struct routing *, const char *owner,
+		    struct routing_page *);
+/* After a computation: pending claims whose MAC is let go are taken. */
+void		 routing_mac_promote(struct routing *);
+/* Frames dropped at the interface named so (0: none). */
+uint64_t	 routing_mac_foreign(const struct routing *, const char *port);
 void		 routing_mac_age(struct routing *, uint64_t now);
 void		 routing_mac_free(struct routing *);
 

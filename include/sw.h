@@ -73,8 +73,11 @@ struct sw_stats {
 
 /* What the switch tells the layer above; any may be NULL. */
 struct sw_hooks {
-	/* A frame from a guest, before forwarding (its source is local). */
-	void	(*guest_frame)(void *arg, struct port *, const uint8_t *eth,
+	/*
+	 * A frame from a guest, before forwarding (its source is local):
+	 * 0, or -1 to drop it (the hook counts why).
+	 */
+	int	(*guest_frame)(void *arg, struct port *, const uint8_t *eth,
 		    size_t len);
 	/*
 	 * Optional: 1 if a frame with source MAC src may come by link port

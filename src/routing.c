@@ -206,7 +206,7 @@ routing_input(struct routing *r, void *link, const uint8_t *p, size_t n,
 }
 
 /* A guest's frame, before forwarding: its source and the matrix. */
-void
+int
 routing_guest_frame(struct routing *r, struct fwd_port *in,
     const uint8_t *eth, size_t len)
 {
@@ -216,10 +216,10 @@ routing_guest_frame(struct routing *r, struct fwd_port *in,
 	uint64_t		 now;
 
 	if (r == NULL || !r->on || !r->started || len < ETHER_HDR_LEN)
-		return;
+		return 0;
 	now = routing_now(r);
-	if (!ether_is_multicast(src))
-		routing_mac_seen(r, in, src, now);
+	if (!ether_is_multicast(src) && routing_mac_seen(r, in, src, now) == -1)
+		return -1;
 	if (!ether_is_multicast(dst)) {
 		if (routing_mac_local(r, dst) != NULL)
 			dst_node = r->node;
@@ -227,6 +227,14 @@ routing_guest_frame(struct routing *r, struct fwd_port *in,
 			dst_node = rm->owner;
 	}
 	traffic_count(r->tm, src, dst, dst_node, len, now);
+	return 0;
+}
+
+uint64_t
+routing_foreign(const struct routing *r, const char *port)
+{
+	return r != NULL && r->on && r->started ?
+	    routing_mac_foreign(r, port) : 0;
 }
 
 /* Life cycle and configuration. */
@@ -477,6 +485,12 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("macs_withdrawn_down", r->st.withdrawn_down);
 	ROW("mac_conflicts", r->st.conflicts);
+	ROW("mac_claims_waiting", r->st.claims_waiting);
+	ROW("mac_claims_frozen", r->st.claims_frozen);
+	ROW("mac_version_jumps", r->st.version_jumps);
+	ROW("macs_frozen", r->st.frozen);
+	ROW("macs_moving", r->nmob);
+	ROW("frames_foreign_src", r->st.foreign_src);
 	ROW("traffic_overflow", traffic_overflow(r->tm));
 	ROW("traffic_reports_in", r->st.reports_in);
 	ROW("traffic_reports_out", r->st.reports_out);

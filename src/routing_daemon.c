@@ -166,12 +166,12 @@ rd_timer_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 /* The switch's hook: a guest's frame, before forwarding. */
-static void
+static int
 rd_guest_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 {
 	struct routing_daemon	*rd = arg;
 
-	routing_guest_frame(rd->r, p->fp, eth, len);
+	return routing_guest_frame(rd->r, p->fp, eth, len);
 }
 
 /* The switch's hook: may a frame from src come by this link? */
@@ -283,6 +283,29 @@ rd_mod_show(void *arg, const struct stmt *st, struct evbuffer *out)
 	}
 }
 
+/* show interfaces: the frames dropped for a source MAC that is another's. */
+static const char *
+rd_mod_columns(void *arg, enum stmt_show what)
+{
+	struct routing_daemon	*rd = arg;
+
+	return what == STMT_SHOW_INTERFACES && routing_on(rd->r) ?
+	    "\tforeign_src" : NULL;
+}
+
+static const char *
+rd_mod_fields(void *arg, enum stmt_show what, const char *row, char *buf,
+    size_t len)
+{
+	struct routing_daemon	*rd = arg;
+
+	if (what != STMT_SHOW_INTERFACES || !routing_on(rd->r))
+		return NULL;
+	snprintf(buf, len, "\t%llu",
+	    (unsigned long long)routing_foreign(rd->r, row));
+	return buf;
+}
+
 static void
 rd_mod_config(void *arg, void (*cb)(const struct stmt *, void *),
     void *cbarg)
@@ -329,6 +352,7 @@ routing_daemon_add(struct vnetd *d)
 		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
 		.nkinds = 3, .apply = rd_mod_apply, .caps = rd_mod_caps,
 		.start = rd_mod_start, .show = rd_mod_show,
+		.columns = rd_mod_columns, .fields = rd_mod_fields,
 		.config = rd_mod_config, .link_made = rd_mod_link_made,
 		.link_input = rd_link_node, .link_up = rd_link_up,
 		.link_down = rd_link_down, .link_origin = rd_link_origin,

@@ -82,9 +82,12 @@ routing_page(const struct nodedb_entry *e)
 	return e->kind == NODE_KIND_MACS ? e->cache : NULL;
 }
 
-/* One allocation: the struct, then its arrays. */
+/*
+ * One allocation: the struct, then its arrays.  Another node's MAC claims
+ * are bounded against what we hold when they come (routing_mac_bound()).
+ */
 static void *
-cache_make(const struct node_rec *rec)
+cache_make(struct routing *r, const struct node_rec *rec)
 {
 	struct routing_topo	*t;
 	struct routing_page	*pg;
@@ -96,6 +99,8 @@ cache_make(const struct node_rec *rec)
 			return NULL;
 		pg->nmacs = rec->nmacs;
 		memcpy(pg->macs, rec->macs, rec->nmacs * sizeof(pg->macs[0]));
+		if (strcmp(rec->name, r->node) != 0)
+			routing_mac_bound(r, rec->name, pg);
 		return pg;
 	}
 	ln = rec->nlinks * sizeof(t->links[0]);
@@ -125,7 +130,7 @@ cache_set(struct routing *r, int i)
 		nodedb_set_cache(r->db, (size_t)i, NULL);
 		return;
 	}
-	nodedb_set_cache(r->db, (size_t)i, cache_make(r->rec));
+	nodedb_set_cache(r->db, (size_t)i, cache_make(r, r->rec));
 }
 
 /* Origination. */
@@ -450,7 +455,7 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 		    (unsigned long long)h.seq, nb->name);
 		/* What we just decoded is the cache: no second decode. */
 		nodedb_set_cache(r->db, (size_t)nodedb_index(r->db, h.name,
-		    h.kind, h.id), cache_make(r->rec));
+		    h.kind, h.id), cache_make(r, r->rec));
 		if (h.kind == NODE_KIND_TOPO &&
 		    (r->rec->flags & ~flags & NODE_F_TRAFFIC) != 0)
 			r->report_now = 1;	/* it wants our rows */

@@ -4,6 +4,11 @@
  * nodes with the link toward each owner, and the one automatic route of
  * each MAC that follows from them, kept in forwarding (fwd.h): a guest
  * here goes to its interface, another node's to the next hop.
+ *
+ * Who wins a MAC is macown.h's: the owner we knew keeps it while it claims
+ * it, and lets it go only when it is silent there; a claim over it waits
+ * (pending) and the frames behind it are dropped; versions go up by a
+ * bounded step; a MAC that moves too often is frozen.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 #include "fwd.h"
 #include "hash.h"
 #include "log.h"
+#include "macown.h"
 #include "routing.h"
 #include "routing_impl.h"
 
@@ -52,7 +58,7 @@ routing_mac_install(struct routing *r, const uint8_t *mac)
 	struct routing_rmac	*rm;
 	int			 v = 0;
 
-	if ((lm = routing_mac_local(r, mac)) != NULL)
+	if ((lm = routing_mac_local(r, mac)) != NULL && !lm->pending)
 		v = fwd_auto_set(r->fwd, mac, FWD_IFACE,
 		    fwd_port_name(lm->port));
 	else if ((rm = routing_mac_remote(r, mac)) != NULL &&
@@ -155,8 +161,116 @@ local_del(struct routing *r, const uint8_t *mac_arg)
 		}
 }
 
-/* A source seen on a local interface (port in): ours, or claimed now. */
-void
+static struct routing_rmac *
+rmac_in(struct routing *r, struct routing_rmac **tab, const uint8_t *mac)
+{
+	struct routing_rmac	*m;
+
+	if (tab == NULL)
+		return NULL;
+	for (m = tab[routing_mac_bucket(r, mac)]; m != NULL; m = m->next)
+		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0)
+			return m;
+	return NULL;
+}
+
+static struct routing_mob *
+mob_find(struct routing *r, const uint8_t *mac, int make)
+{
+	struct routing_mob	*m;
+	unsigned int		 b = routing_mac_bucket(r, mac);
+
+	for (m = r->mob[b]; m != NULL; m = m->next)
+		if (memcmp(m->mac, mac, ETHER_ADDR_LEN) == 0)
+			return m;
+	if (!make || r->nmob >= ROUTING_MOB_MAX ||
+	    (m = calloc(1, sizeof(*m))) == NULL)
+		return NULL;
+	memcpy(m->mac, mac, ETHER_ADDR_LEN);
+	m->next = r->mob[b];
+	r->mob[b] = m;
+	r->nmob++;
+	return m;
+}
+
+static int
+mac_frozen(struct routing *r, const uint8_t *mac, uint64_t now)
+{
+	struct routing_mob	*m = mob_find(r, mac, 0);
+
+	return m != NULL && macown_frozen(&m->m, now);
+}
+
+/* The MAC went to node to (as we see it): one move; too many freeze it. */
+static void
+mob_moved(struct routing *r, const uint8_t *mac, const char *to, uint64_t now)
+{
+	struct routing_mob	*m;
+	char			 a[ETHER_ADDR_STRLEN];
+
+	if ((m = mob_find(r, mac, 1)) == NULL || !macown_move(&m->m, now))
+		return;
+	snprintf(m->owner, sizeof(m->owner), "%s", to);
+	r->st.frozen++;
+	log_warnx("routing: MAC %s moved %d times within %d s: frozen at "
+	    "node %s for %d s", ether_format(mac, a), MACOWN_MOVES,
+	    MACOWN_WINDOW_MS / 1000, to, MACOWN_HOLD_MS / 1000);
+}
+
+/* A frame from in whose source is another's: dropped, counted at in. */
+static int
+foreign(struct routing *r, struct fwd_port *in, const uint8_t *src,
+    const char *whose)
+{
+	struct routing_foreign	*f, *nf;
+	char			 a[ETHER_ADDR_STRLEN];
+	size_t			 i, cap;
+
+	r->st.foreign_src++;
+	for (i = 0; i < r->nforeign; i++)
+		if (r->foreign[i].port == in)
+			break;
+	if (i == r->nforeign) {
+		if (r->nforeign == r->foreigncap) {
+			cap = r->foreigncap > 0 ? 2 * r->foreigncap : 8;
+			if ((nf = reallocarray(r->foreign, cap,
+			    sizeof(*nf))) == NULL)
+				return -1;
+			r->foreign = nf;
+			r->foreigncap = cap;
+		}
+		f = &r->foreign[r->nforeign];
+		if ((f->port = fwd_port_ref(r->fwd, fwd_port_kind(in),
+		    fwd_port_name(in))) == NULL)
+			return -1;
+		f->n = 0;
+		r->nforeign++;
+	}
+	r->foreign[i].n++;
+	if (routing_may_log(r, 9))
+		log_warnx("routing: frames from MAC %s at interface %s "
+		    "dropped: the MAC is %s's", ether_format(src, a),
+		    fwd_port_name(in), whose);
+	return -1;
+}
+
+uint64_t
+routing_mac_foreign(const struct routing *r, const char *port)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nforeign; i++)
+		if (strcmp(fwd_port_name(r->foreign[i].port), port) == 0)
+			return r->foreign[i].n;
+	return 0;
+}
+
+/*
+ * A source seen on a local interface (port in): ours, a move between our
+ * interfaces once it is silent at the other, or a claim over another
+ * node's that waits for it to let go.  -1: the frame is to be dropped.
+ */
+int
 routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
     uint64_t now)
 {
@@ -166,9 +280,11 @@ routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
 	unsigned int		 b;
 
 	if ((lm = routing_mac_local(r, src)) != NULL) {
-		lm->seen_ms = now;
 		if (lm->port != in) {
-			/* A move between interfaces is not refused. */
+			if (fwd_port_owner(lm->port) != NULL &&
+			    now - lm->seen_ms < MACOWN_SILENT_MS)
+				return foreign(r, in, src,
+				    fwd_port_name(lm->port));
 			(void)share_add(r, lm->port, -1);
 			fwd_port_unref(r->fwd, lm->port);
 			lm->port = fwd_port_ref(r->fwd, fwd_port_kind(in),
@@ -176,30 +292,35 @@ routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
 			(void)share_add(r, lm->port, 1);
 			routing_mac_install(r, src);
 		}
-		return;
+		lm->seen_ms = now;
+		return lm->pending ? foreign(r, in, src, "another node") : 0;
+	}
+	rm = routing_mac_remote(r, src);
+	if (rm != NULL && mac_frozen(r, src, now)) {
+		r->st.claims_frozen++;
+		return foreign(r, in, src, rm->owner);
 	}
 	if (r->nlocal >= NODE_MACS_MAX || share_full(r, in) ||
 	    share_add(r, in, 0) == -1) {
 		r->st.macs_refused++;
-		return;
+		return rm != NULL ? foreign(r, in, src, rm->owner) : 0;
 	}
 	if ((lm = calloc(1, sizeof(*lm))) == NULL)
-		return;
+		return rm != NULL ? -1 : 0;
 	memcpy(lm->mac, src, ETHER_ADDR_LEN);
 	lm->version = 1;
-	if ((rm = routing_mac_remote(r, src)) != NULL) {
-		/* Saturated: 0 is no version on the wire. */
-		lm->version = rm->version == UINT32_MAX ? UINT32_MAX :
-		    rm->version + 1;
-		r->st.claims++;
-		log_info("routing: MAC %s, node %s's, is here now: claimed "
-		    "with version %u", ether_format(src, m), rm->owner,
-		    lm->version);
+	if (rm != NULL) {
+		lm->version = macown_next(rm->version);
+		lm->pending = 1;
+		r->st.claims_waiting++;
+		log_info("routing: MAC %s, node %s's, sends here: claimed "
+		    "with version %u, taken once %s lets it go",
+		    ether_format(src, m), rm->owner, lm->version, rm->owner);
 	}
 	if ((lm->port = fwd_port_ref(r->fwd, fwd_port_kind(in),
 	    fwd_port_name(in))) == NULL) {
 		free(lm);
-		return;
+		return rm != NULL ? -1 : 0;
 	}
 	(void)share_add(r, lm->port, 1);
 	lm->seen_ms = now;
@@ -214,40 +335,117 @@ routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
 	routing_mac_install(r, src);
 	routing_flood_mark(r, 1U << lm->page);
 	routing_path_soon(r);
+	return lm->pending ? foreign(r, in, src, rm->owner) : 0;
 }
 
-/* One remote claim; the highest version wins, then the lower name. */
+void
+routing_mac_bound(struct routing *r, const char *owner,
+    struct routing_page *pg)
+{
+	struct routing_lmac	*lm;
+	struct routing_rmac	*rm;
+	char			 a[ETHER_ADDR_STRLEN];
+	uint32_t		 held;
+	size_t			 k;
+
+	for (k = 0; k < pg->nmacs; k++) {
+		rm = routing_mac_remote(r, pg->macs[k].mac);
+		lm = routing_mac_local(r, pg->macs[k].mac);
+		held = rm != NULL ? rm->version : lm != NULL ? lm->version : 0;
+		if (macown_version_ok(held, pg->macs[k].version))
+			continue;
+		r->st.version_jumps++;
+		if (routing_may_log(r, 10))
+			log_warnx("routing: node %s claims MAC %s with version "
+			    "%u, more than %d over the %u held: refused", owner,
+			    ether_format(pg->macs[k].mac, a),
+			    pg->macs[k].version, MACOWN_STEP, held);
+		pg->macs[k].version = 0;
+	}
+}
+
+/*
+ * Another node's claim over a MAC we hold: kept off while the MAC sends
+ * here, is frozen, or jumps its version; else the MAC is let go.  1 if we
+ * keep it.
+ */
+static int
+keep_local(struct routing *r, struct routing_lmac *lm, const char *owner,
+    const struct node_mac *nm, uint64_t now)
+{
+	struct routing_mob	*mb = mob_find(r, nm->mac, 0);
+	enum macown_answer	 a;
+	char			 m[ETHER_ADDR_STRLEN];
+
+	if (lm->version > nm->version || (lm->version == nm->version &&
+	    strcmp(r->node, owner) < 0))
+		return 1;
+	a = macown_answer(lm->version, nm->version, lm->seen_ms,
+	    fwd_port_owner(lm->port) != NULL, mb != NULL ? &mb->m : NULL, now);
+	if (a == MACOWN_YIELD) {
+		log_info("routing: MAC %s moved to node %s",
+		    ether_format(nm->mac, m), owner);
+		r->st.moved_away++;
+		mob_moved(r, nm->mac, owner, now);
+		local_del(r, nm->mac);
+		return 0;
+	}
+	lm->contested = 1;
+	/* Each claim is counted and logged once, not at each computation. */
+	if (lm->answered == nm->version && strcmp(lm->answered_to, owner) == 0)
+		return 1;
+	lm->answered = nm->version;
+	snprintf(lm->answered_to, sizeof(lm->answered_to), "%s", owner);
+	if (a == MACOWN_KEEP_LIVE)
+		r->st.conflicts++;
+	else if (a == MACOWN_KEEP_FROZEN)
+		r->st.claims_frozen++;
+	else
+		r->st.version_jumps++;
+	if (a == MACOWN_KEEP_LIVE)
+		log_warnx("routing: MAC %s claimed by node %s (version %u) "
+		    "while it still sends here (version %u): kept",
+		    ether_format(nm->mac, m), owner, nm->version, lm->version);
+	else
+		log_warnx("routing: MAC %s claimed by node %s (version %u, "
+		    "ours %u): kept, %s", ether_format(nm->mac, m), owner,
+		    nm->version, lm->version, macown_answer_name(a));
+	return 1;
+}
+
+/*
+ * One remote claim.  The owner we knew (the table before this computation)
+ * keeps the MAC while it claims it; else the highest version wins, then
+ * the lower name, our own pending claim among them.
+ */
 void
 routing_mac_claim(struct routing *r, const char *owner,
     const struct node_mac *nm, const char *via)
 {
 	struct routing_lmac	*lm;
-	struct routing_rmac	*rm;
-	char			 m[ETHER_ADDR_STRLEN];
+	struct routing_rmac	*rm, *o;
 	unsigned int		 b;
 	uint64_t		 now = routing_now(r);
+	int			 incumbent;
 
-	if ((lm = routing_mac_local(r, nm->mac)) != NULL) {
-		if (lm->version > nm->version || (lm->version == nm->version &&
-		    strcmp(r->node, owner) < 0))
-			return;
-		if (now - lm->seen_ms < ROUTING_CONFLICT_MS) {
-			r->st.conflicts++;
-			log_warnx("routing: MAC %s claimed by node %s (version "
-			    "%u) while it still sends here (version %u)",
-			    ether_format(nm->mac, m), owner, nm->version,
-			    lm->version);
-		} else
-			log_info("routing: MAC %s moved to node %s",
-			    ether_format(nm->mac, m), owner);
-		r->st.moved_away++;
-		local_del(r, nm->mac);
-	}
+	if (nm->version == 0)
+		return;		/* refused when it came */
+	if ((lm = routing_mac_local(r, nm->mac)) != NULL && !lm->pending &&
+	    keep_local(r, lm, owner, nm, now))
+		return;
+	lm = routing_mac_local(r, nm->mac);
+	o = rmac_in(r, r->prev, nm->mac);
+	incumbent = o != NULL && strcmp(o->owner, owner) == 0;
 	if ((rm = routing_mac_remote(r, nm->mac)) != NULL) {
-		if (rm->version > nm->version || (rm->version == nm->version &&
-		    strcmp(rm->owner, owner) < 0))
+		if (rm->held || (!incumbent && (rm->version > nm->version ||
+		    (rm->version == nm->version &&
+		    strcmp(rm->owner, owner) < 0))))
 			return;
 	} else {
+		if (!incumbent && lm != NULL && lm->pending &&
+		    (lm->version > nm->version || (lm->version == nm->version &&
+		    strcmp(r->node, owner) < 0)))
+			return;
 		if ((rm = calloc(1, sizeof(*rm))) == NULL)
 			return;
 		memcpy(rm->mac, nm->mac, ETHER_ADDR_LEN);
@@ -257,6 +455,7 @@ routing_mac_claim(struct routing *r, const char *owner,
 		r->nroutes++;
 	}
 	rm->version = nm->version;
+	rm->held = incumbent;
 	snprintf(rm->owner, sizeof(rm->owner), "%s", owner);
 	snprintf(rm->via, sizeof(rm->via), "%s", via != NULL ? via : "");
 }
@@ -278,12 +477,17 @@ routing_mac_swap(struct routing *r, struct routing_rmac **old)
 void
 routing_mac_settle(struct routing *r, struct routing_rmac **old)
 {
-	struct routing_rmac	*m, *mn;
+	struct routing_rmac	*m, *mn, *o;
+	uint64_t		 now = routing_now(r);
 	size_t			 i;
 
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
-		for (m = r->routes[i]; m != NULL; m = m->next)
+		for (m = r->routes[i]; m != NULL; m = m->next) {
+			if ((o = rmac_in(r, old, m->mac)) != NULL &&
+			    strcmp(o->owner, m->owner) != 0)
+				mob_moved(r, m->mac, m->owner, now);
 			routing_mac_install(r, m->mac);
+		}
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
 		for (m = old[i]; m != NULL; m = mn) {
 			mn = m->next;
@@ -294,15 +498,54 @@ routing_mac_settle(struct routing *r, struct routing_rmac **old)
 }
 
 void
+routing_mac_promote(struct routing *r)
+{
+	struct routing_lmac	*m;
+	char			 a[ETHER_ADDR_STRLEN];
+	uint64_t		 now = routing_now(r);
+	size_t			 i;
+
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
+		for (m = r->local[i]; m != NULL; m = m->next) {
+			if (!m->pending || routing_mac_remote(r, m->mac) != NULL)
+				continue;
+			m->pending = 0;
+			r->st.claims++;
+			log_info("routing: MAC %s is here now (version %u): "
+			    "its owner let it go", ether_format(m->mac, a),
+			    m->version);
+			mob_moved(r, m->mac, r->node, now);
+			routing_mac_install(r, m->mac);
+		}
+}
+
+void
 routing_mac_age(struct routing *r, uint64_t now)
 {
 	struct routing_lmac	*m, *mn;
+	struct routing_mob	**bp, *mb;
 	char			 s[ETHER_ADDR_STRLEN];
 	size_t			 i;
 
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
+		for (bp = &r->mob[i]; (mb = *bp) != NULL;)
+			if (macown_idle(&mb->m, now)) {
+				*bp = mb->next;
+				free(mb);
+				r->nmob--;
+			} else
+				bp = &mb->next;
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
 		for (m = r->local[i]; m != NULL; m = mn) {
 			mn = m->next;
+			if (m->contested && !mac_frozen(r, m->mac, now) &&
+			    (now - m->seen_ms >= MACOWN_SILENT_MS ||
+			    fwd_port_owner(m->port) == NULL)) {
+				/* Silent now: the claim kept off may be taken. */
+				m->contested = 0;
+				m->answered = 0;
+				routing_path_soon(r);
+			}
 			if (now - m->seen_ms >= ROUTING_LOCAL_AGE_MS)
 				local_del(r, m->mac);
 			else if (fwd_port_owner(m->port) == NULL) {
@@ -321,9 +564,20 @@ routing_mac_free(struct routing *r)
 {
 	struct routing_lmac	*m, *mn;
 	struct routing_rmac	*rm, *rmn;
+	struct routing_mob	*mb, *mbn;
 	size_t			 i;
 
+	for (i = 0; i < r->nforeign; i++)
+		fwd_port_unref(r->fwd, r->foreign[i].port);
+	free(r->foreign);
+	r->foreign = NULL;
+	r->nforeign = r->foreigncap = 0;
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++) {
+		for (mb = r->mob[i]; mb != NULL; mb = mbn) {
+			mbn = mb->next;
+			free(mb);
+		}
+		r->mob[i] = NULL;
 		for (m = r->local[i]; m != NULL; m = mn) {
 			mn = m->next;
 			fwd_port_unref(r->fwd, m->port);
@@ -336,5 +590,5 @@ routing_mac_free(struct routing *r)
 		}
 		r->routes[i] = NULL;
 	}
-	r->nlocal = r->nroutes = 0;
+	r->nlocal = r->nroutes = r->nmob = 0;
 }

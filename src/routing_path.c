@@ -129,9 +129,11 @@ routing_path_compute(struct routing *r)
 	r->st.recomputed++;
 	r->last_compute_ms = routing_now(r);
 	routing_mac_swap(r, old);
+	r->prev = old;
 	if (graph(r) == -1) {
 		log_warnx("routing: out of memory computing paths");
 		spf_clear(r->spf);
+		r->prev = NULL;
 		routing_mac_settle(r, old);
 		return;
 	}
@@ -153,7 +155,9 @@ routing_path_compute(struct routing *r)
 		for (k = 0; k < pg->nmacs; k++)
 			routing_mac_claim(r, e->name, &pg->macs[k], via->name);
 	}
+	r->prev = NULL;
 	routing_mac_settle(r, old);
+	routing_mac_promote(r);
 	for (i = 0; i < r->nnbrs; i++) {
 		n = &r->nbrs[i];
 		n->tree = n->peer[0] != '\0' &&

@@ -296,10 +296,11 @@ routing_show_macs(struct routing *r, struct evbuffer *out)
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++) {
 		for (lm = r->local[i]; lm != NULL; lm = lm->next)
 			evbuffer_add_printf(out, "%s\tinterface\t%s\t%llu\t%s\t"
-			    "local\t%u\n", ether_format(lm->mac, a),
+			    "%s\t%u\n", ether_format(lm->mac, a),
 			    fwd_port_name(lm->port),
 			    (unsigned long long)((now - lm->seen_ms) / 1000),
-			    r->node, lm->version);
+			    r->node, lm->pending ? "claim" : "local",
+			    lm->version);
 		for (rm = r->routes[i]; rm != NULL; rm = rm->next)
 			evbuffer_add_printf(out, "%s\tlink\t%s\t-\t%s\t"
 			    "control\t%u\n", ether_format(rm->mac, a),

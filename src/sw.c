@@ -297,9 +297,9 @@ sw_check_offload(struct sw *sw, struct port *in, const struct sw_frame *f)
  * frame is in rxbuf already (a port read it there, maybe behind its offload
  * header), else into rxbuf.  An offload frame's TCP checksum is the
  * device's to finish: the translation leaves it alone.  Then the frame
- * gets this daemon's identity.
+ * gets this daemon's identity.  -1 if the control plane wants it dropped.
  */
-static void
+static int
 sw_from_guest(struct sw *sw, struct port *in, struct sw_frame *f,
     uint64_t now_us)
 {
@@ -312,11 +312,13 @@ sw_from_guest(struct sw *sw, struct port *in, struct sw_frame *f,
 	    vcc_frame(sw->vcc, in->ops->name(in), VCC_FROM_GUEST, f->eth,
 	    f->len, out, sw_partial(f->vh), now_us) == VCC_REWRITTEN)
 		f->eth = out;
-	if (sw->hooks.guest_frame != NULL)
-		sw->hooks.guest_frame(sw->hooks.arg, in, f->eth, f->len);
+	if (sw->hooks.guest_frame != NULL &&
+	    sw->hooks.guest_frame(sw->hooks.arg, in, f->eth, f->len) == -1)
+		return -1;
 	f->hops = WIRE_HOPS_DEFAULT;
 	f->origin = sw->origin;
 	f->seq = sw->seq++;
+	return 0;
 }
 
 /* A frame from a link that went round: back at its origin, or a copy. */
@@ -410,9 +412,10 @@ sw_input(struct sw *sw, struct port *in, const struct sw_frame *frame)
 
 	if (f.len < ETHER_HDR_LEN || sw_check_offload(sw, in, &f) == -1)
 		return;
-	if (!from_link)
-		sw_from_guest(sw, in, &f, now_us);
-	else if (sw_seen(sw, &f))
+	if (!from_link) {
+		if (sw_from_guest(sw, in, &f, now_us) == -1)
+			return;
+	} else if (sw_seen(sw, &f))
 		return;
 	sw->st.frames_in++;
 	n = fwd_decide(sw->fwd, f.eth, f.eth + ETHER_ADDR_LEN, in->fp,

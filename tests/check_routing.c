@@ -20,6 +20,7 @@
 #include "stmt.h"
 
 #define NAME_FMT	"n%04u"
+#define MOVES_BEFORE_FREEZE	5	/* macown.h's MACOWN_MOVES */
 /*
  * check records the place of every assertion that passes (a write each):
  * the simulation's hot paths check only what fails.
@@ -495,8 +496,11 @@ sim_run(struct sim *s, uint64_t ms)
 	s->now = until;
 }
 
-/* A guest with this MAC speaks at node i (a broadcast from it). */
-static void
+/*
+ * A guest with this MAC speaks at node i (a broadcast from it): 0, or -1
+ * if the node dropped the frame.
+ */
+static int
 guest_speaks(struct sim *s, unsigned int i, const uint8_t *mac)
 {
 	uint8_t	 eth[60];
@@ -504,7 +508,7 @@ guest_speaks(struct sim *s, unsigned int i, const uint8_t *mac)
 	memset(eth, 0xff, 6);
 	memcpy(eth + 6, mac, 6);
 	memset(eth + 12, 0, sizeof(eth) - 12);
-	routing_guest_frame(s->nodes[i].r, s->nodes[i].guest, eth,
+	return routing_guest_frame(s->nodes[i].r, s->nodes[i].guest, eth,
 	    sizeof(eth));
 }
 
@@ -712,6 +716,86 @@ START_TEST(migration)
 	guest_speaks(s, 4, mac);
 	sim_run(s, 1000);
 	assert_reach(s, owner, 6);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * A second guest with guest 1's MAC at node 4, sending every 20 ms while
+ * guest 1 sends every 100 ms: node 4 drops its frames and counts them,
+ * every node keeps guest 1 at node 1.  Once guest 1 is silent for a
+ * second, node 1 lets the MAC go to node 4: a migration.
+ */
+START_TEST(hostile_twin)
+{
+	unsigned int	 owner[6];
+	struct sim	*s = ring(6, owner);
+	uint8_t		 mac[6];
+	int		 t, dropped = 0;
+
+	converge(s, owner, 6, 5000, 1);
+	mac_of(1, mac);
+	for (t = 0; t < 5000; t += 20) {
+		if (t % 100 == 0)
+			ck_assert_int_eq(guest_speaks(s, 1, mac), 0);
+		dropped += guest_speaks(s, 4, mac) == -1;
+		sim_run(s, 20);
+		if (t % 500 == 0)
+			assert_reach(s, owner, 6);
+	}
+	ck_assert_int_eq(dropped, 250);
+	ck_assert_uint_eq(routing_foreign(s->nodes[4].r, "guest"), 250);
+	ck_assert_uint_eq(stat_of(s->nodes[4].r, "frames_foreign_src"), 250);
+	ck_assert_uint_eq(stat_of(s->nodes[4].r, "mac_claims_waiting"), 1);
+	ck_assert_uint_eq(stat_of(s->nodes[1].r, "mac_conflicts"), 1);
+	ck_assert_uint_eq(stat_of(s->nodes[1].r, "macs_moved_away"), 0);
+	/* Guest 1 falls silent: the twin gets the MAC within 3 s. */
+	for (t = 0; t < 3000; t += 20) {
+		guest_speaks(s, 4, mac);
+		sim_run(s, 20);
+	}
+	owner[1] = 4;
+	assert_reach(s, owner, 6);
+	ck_assert_int_eq(guest_speaks(s, 4, mac), 0);
+	ck_assert_uint_eq(stat_of(s->nodes[1].r, "macs_moved_away"), 1);
+	ck_assert_uint_eq(stat_of(s->nodes[4].r, "mac_claims"), 1);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * Guest 1's MAC sends from node 1 and node 3 in turns of 2.5 s: it moves
+ * each turn until the fifth move freezes it (at every node that saw the
+ * moves); then it stays where it is, the other's frames dropped.
+ */
+START_TEST(flapping)
+{
+	unsigned int	 owner[4], at = 1, turn, i;
+	struct sim	*s = ring(4, owner);
+	uint8_t		 mac[6];
+	uint64_t	 frozen = 0;
+	int		 t;
+
+	converge(s, owner, 4, 5000, 1);
+	mac_of(1, mac);
+	for (turn = 0; turn < 8; turn++) {
+		at = at == 1 ? 3 : 1;
+		for (t = 0; t < 2500; t += 100) {
+			guest_speaks(s, at, mac);
+			sim_run(s, 100);
+		}
+		if (turn < MOVES_BEFORE_FREEZE) {
+			owner[1] = at;
+			assert_reach(s, owner, 4);
+		}
+	}
+	/* Frozen after the fifth move: where the fifth turn put it. */
+	owner[1] = 3;
+	assert_reach(s, owner, 4);
+	for (i = 0; i < 4; i++)
+		frozen += stat_of(s->nodes[i].r, "macs_frozen");
+	ck_assert_uint_eq(frozen, 4);
+	ck_assert_uint_gt(stat_of(s->nodes[1].r, "mac_claims_frozen"), 0);
 	sim_free(s);
 }
 END_TEST
@@ -949,6 +1033,8 @@ main(void)
 	tcase_add_test(tc, converges);
 	tcase_add_test(tc, guest_before_links);
 	tcase_add_test(tc, migration);
+	tcase_add_test(tc, hostile_twin);
+	tcase_add_test(tc, flapping);
 	tcase_add_test(tc, cut_and_heal);
 	tcase_add_test(tc, partition_and_heal);
 	tcase_add_test(tc, full_takes_the_living);
