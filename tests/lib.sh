@@ -650,16 +650,13 @@ SCRIPT
 	cat "$out"
 }
 
-# iface_field DAEMON IFACE COLUMN: one column of `show interfaces`.
+# iface_field DAEMON IFACE COLUMN: one column of `show interfaces`, found
+# by its name in the header (the modules add columns after the device's).
 iface_field() {
-	local d=$1 ifc=$2 col=$3 i=0 idx=0 c
-	for c in name type dev state frames_in bytes_in frames_out bytes_out drops capture_drops; do
-		i=$((i + 1))
-		[[ $c == "$col" ]] && idx=$i
-	done
-	((idx > 0)) || fail "iface_field: no column '$col'"
-	vctl "$d" -t show interfaces | awk -F'\t' -v n="$ifc" -v i="$idx" \
-		'$1 == n { print $i; found = 1; exit } END { exit !found }'
+	vctl "$1" -t -H show interfaces | awk -F'\t' -v n="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
+		idx && $1 == n { print $idx; found = 1; exit }
+		END { exit !found }' || fail "iface_field: no column '$3' for interface $2 on $1"
 }
 
 # source_copy SRC DEST: the source tree SRC (what git knows and does not

@@ -3,7 +3,7 @@
 in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
-usage: rogue.py HOST PORT CA CERT KEY [records|sigrec]
+usage: rogue.py HOST PORT CA CERT KEY [records|sigrec|macclaim MAC]
        rogue.py HOST PORT CA CERT KEY spoof SRCMAC DSTMAC SRCIP DSTIP N
        rogue.py --poison HOST PORT MAC SECONDS
 
@@ -27,6 +27,11 @@ and sends N ICMP echo requests from SRCMAC/SRCIP to DSTMAC/DSTIP, 500 a
 second, each a frame under an origin of its own: frames of a flow between
 two guests that the rogue's link does not carry, against the daemon's
 resequencer.  It prints "rogue: spoofed N" when done.
+
+With "macclaim MAC" it sends its own topology record (linked to the
+proxy) and a MAC page claiming MAC with version 0xffffffff, signed, stays
+linked for MACCLAIM_SECONDS and says goodbye; the claim must be refused
+(the version is out of bounds) with the link staying up.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -64,6 +69,7 @@ SEC_CERT, SEC_SIG = 9, 255
 SIG_CONTEXT = b"vnet-node-record-v1"
 SIGNER = None		# (certificate DER, private key) once loaded
 POISON_PAIRS = 4000
+MACCLAIM_SECONDS = 4
 BAD_OFFLOAD = 10
 
 failures = []
@@ -264,7 +270,7 @@ def sign(b, der, key):
 
 
 def record(name, seq, lifetime=3, links=(), macs=None, trailing=b"",
-           signed=True):
+           signed=True, version=1):
     """A node record (include/node.h, format 2) in a NODE message: the
     topology record of name, or with macs its MAC page 0; signed by the
     rogue once its key is loaded."""
@@ -276,7 +282,7 @@ def record(name, seq, lifetime=3, links=(), macs=None, trailing=b"",
                         for n in links)
         b += struct.pack("!BH", 1, len(body)) + body
     else:
-        body = b"".join(m + struct.pack("!I", 1) for m in macs)
+        body = b"".join(m + struct.pack("!I", version) for m in macs)
         b += struct.pack("!BH", 4, len(body)) + body
     if signed and SIGNER is not None:
         b = sign(b, *SIGNER)
@@ -488,9 +494,40 @@ def spoof():
     return 0
 
 
+def macclaim(mac):
+    """Another guest's MAC claimed with the highest version there is."""
+    load_signer()
+    s = connect(True)
+    s.sendall(hello(caps=CAP_NODES | CAP_SIGNED))
+    stop = threading.Event()
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    now = int(time.time() * 1000)
+    s.sendall(record(b"rogue", now, lifetime=30, links=[b"proxy"]))
+    time.sleep(0.5)
+    s.sendall(record(b"rogue", now + 1, lifetime=30, macs=[mac],
+                     version=0xFFFFFFFF))
+    say("claimed %s with version 4294967295" % mac.hex(":"))
+    time.sleep(MACCLAIM_SECONDS)
+    ok = t.is_alive()
+    say("link %s" % ("still up" if ok else "CLOSED"))
+    if not ok:
+        failures.append("link closed")
+    s.sendall(hdr(BYE, 0))
+    stop.set()
+    t.join()
+    s.close()
+
+
 def main():
     if len(sys.argv) > 6 and sys.argv[6] == "spoof":
         return spoof()
+    if len(sys.argv) > 7 and sys.argv[6] == "macclaim":
+        macclaim(bytes.fromhex(sys.argv[7].replace(":", "")))
+        if failures:
+            say("failed: " + ", ".join(failures))
+            return 1
+        return 0
     if len(sys.argv) > 6 and sys.argv[6] in ("records", "sigrec"):
         records() if sys.argv[6] == "records" else sigrec()
         if failures:
