@@ -84,6 +84,8 @@ struct fwd_port;
 #define ROUTING_INTEREST_MS	(300 * 1000)	/* the matrix asked for */
 #define ROUTING_REPORTS_MAX	1024		/* origins whose rows we keep */
 #define ROUTING_LOCAL_AGE_MS	(300 * 1000)
+/* How long after a start our own old MAC pages are taken back. */
+#define ROUTING_RESTORE_MS	(30 * 1000)
 #define ROUTING_CONFLICT_MS	1000
 #define ROUTING_SEQ_AHEAD	(1ULL << 32)
 #define ROUTING_TICK_MS		1000

@@ -30,8 +30,11 @@ struct routing_env {
 	uint32_t	 (*rtt_us)(void *arg, void *link);	/* 0: unknown */
 	/* 1 while link is still up (after a link that was up is gone). */
 	int		 (*alive)(void *arg, void *link);
-	/* How many local interfaces there are (each gets a share of MACs). */
-	size_t		 (*ifaces)(void *arg);
+	/*
+	 * How many local interfaces there are (each gets a share of MACs);
+	 * with only one, *only (if not NULL) is set to its name, else NULL.
+	 */
+	size_t		 (*ifaces)(void *arg, const char **only);
 	/* This node's listeners' addresses ("HOST:PORT"), at most max. */
 	size_t		 (*addrs)(void *arg, char (*out)[NODE_ADDR_MAX + 1],
 			    size_t max);

@@ -137,6 +137,8 @@ struct routing {
 	char			 node[NODE_NAME_MAX + 1];
 	uint32_t		 seed;		/* of the MAC tables */
 	int			 on, started;
+	uint64_t		 started_ms;
+	uint64_t		 restored;	/* MACs taken back, a count */
 	int			 running;	/* routing_start() was called */
 	unsigned int		 refresh;	/* s; 0: the default */
 	int			 has_advertise;
@@ -239,6 +241,15 @@ void		 routing_mac_settle(struct routing *, struct routing_rmac **old);
 /* A source seen on a local interface: 0, or -1 if the frame must go. */
 int		 routing_mac_seen(struct routing *, struct fwd_port *in,
 		    const uint8_t *src, uint64_t now);
+/*
+ * Our own MAC page from before a restart came back (in r->rec): within
+ * ROUTING_RESTORE_MS of the start, its MACs are taken as local again, on
+ * the node's only interface, as if just seen there, so that guests that
+ * are quiet stay reachable until they age out (ROUTING_LOCAL_AGE_MS)
+ * instead of being withdrawn by the first new record.  With several
+ * interfaces nothing says which was whose: they wait for a frame.
+ */
+void		 routing_mac_restore(struct routing *);
 /*
  * A MAC page of node owner came: its claims over what we hold by more
  * than macown.h's step are refused (their version set to 0), counted.

@@ -376,6 +376,7 @@ routing_start(struct routing *r, const char *node)
 	/* Above anything this node said before it restarted. */
 	r->seq = r->env.wall_ms(r->env.arg);
 	r->started = 1;
+	r->started_ms = now;
 	r->tick_at = now + ROUTING_TICK_MS;
 	r->refreshed_ms = now;
 	fwd_auto_on(r->fwd, 1);
@@ -484,6 +485,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("mac_claims", r->st.claims);
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("macs_withdrawn_down", r->st.withdrawn_down);
+	ROW("macs_restored", r->restored);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("mac_claims_waiting", r->st.claims_waiting);
 	ROW("mac_claims_frozen", r->st.claims_frozen);

@@ -83,14 +83,19 @@ rd_alive(void *arg, void *link)
 }
 
 static size_t
-rd_ifaces(void *arg)
+rd_ifaces(void *arg, const char **only)
 {
 	struct routing_daemon	*rd = arg;
 	struct iface		*ifc;
+	const char		*name = NULL;
 	size_t			 n = 0;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry) {
 		n++;
+		name = ifc->name;
+	}
+	if (only != NULL)
+		*only = n == 1 ? name : NULL;
 	return n;
 }
 

@@ -387,8 +387,10 @@ about_us(struct routing *r, struct routing_nbr *nb, const struct node_hdr *h)
 	    "came from link %s; sending ours above it",
 	    node_kind_name(h->kind), (unsigned long long)h->seq, nb->name);
 	r->orig_not_before = routing_now(r) + 2 * NODEDB_MIN_ARRIVAL_MS;
-	if (h->kind == NODE_KIND_MACS)
+	if (h->kind == NODE_KIND_MACS) {
 		r->dirty |= 1U << h->id;
+		routing_mac_restore(r);
+	}
 	else
 		r->dirty |= ROUTING_DIRTY_TOPO;
 	orig_soon(r, 2 * NODEDB_MIN_ARRIVAL_MS);

@@ -82,7 +82,7 @@ routing_mac_install(struct routing *r, const uint8_t *mac)
 static size_t
 share_quota(const struct routing *r)
 {
-	size_t	 n = r->env.ifaces(r->env.arg);
+	size_t	 n = r->env.ifaces(r->env.arg, NULL);
 
 	return NODE_MACS_MAX / (n > 0 ? n : 1);
 }
@@ -336,6 +336,39 @@ routing_mac_seen(struct routing *r, struct fwd_port *in, const uint8_t *src,
 	routing_flood_mark(r, 1U << lm->page);
 	routing_path_soon(r);
 	return lm->pending ? foreign(r, in, src, rm->owner) : 0;
+}
+
+void
+routing_mac_restore(struct routing *r)
+{
+	struct routing_lmac *lm;
+	struct fwd_port	*port;
+	const char	*only;
+	uint64_t	 now = routing_now(r);
+	uint16_t	 i;
+	char		 m[ETHER_ADDR_STRLEN];
+	size_t		 n = 0;
+
+	if (r->rec->kind != NODE_KIND_MACS ||
+	    now - r->started_ms >= ROUTING_RESTORE_MS ||
+	    r->env.ifaces(r->env.arg, &only) != 1 || only == NULL ||
+	    (port = fwd_port_find(r->fwd, FWD_IFACE, only)) == NULL ||
+	    fwd_port_owner(port) == NULL)
+		return;
+	for (i = 0; i < r->rec->nmacs; i++) {
+		/* Ours already, or another node's now (it moved meanwhile). */
+		if (routing_mac_local(r, r->rec->macs[i].mac) != NULL ||
+		    routing_mac_remote(r, r->rec->macs[i].mac) != NULL ||
+		    routing_mac_seen(r, port, r->rec->macs[i].mac, now) != 0 ||
+		    (lm = routing_mac_local(r, r->rec->macs[i].mac)) == NULL)
+			continue;
+		lm->version = r->rec->macs[i].version;
+		n++;
+		log_info("routing: MAC %s taken back from our record of before "
+		    "the restart, on interface %s",
+		    ether_format(r->rec->macs[i].mac, m), only);
+	}
+	r->restored += n;
 }
 
 void
