@@ -696,6 +696,11 @@ conn_closed_why(const struct conn *c)
 {
 	if (c->state == CONN_UP || c->state == CONN_CLOSING)
 		return "connection closed by peer";
+	/* A TLS listener closes on a plain hello at once. */
+	if (c->outgoing && !conn_tls(c))
+		return "closed by the peer during the handshake: refused, or "
+		    "its listener is TLS and this link has no tls? (the "
+		    "peer's vnetctl show refused says which)";
 	return "closed by the peer during the handshake: refused? (the "
 	    "peer's vnetctl show refused says why)";
 }

@@ -356,11 +356,46 @@ tls_check_peer(SSL *ssl, const char *node, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * What the commonest failures mean, said on the side that sees them: the
+ * peer's alert about our certificate, or a peer that does not speak TLS.
+ */
+static const char *
+tls_words(unsigned long err, int server)
+{
+	if (ERR_GET_LIB(err) != ERR_LIB_SSL)
+		return NULL;
+	switch (ERR_GET_REASON(err)) {
+	case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
+		return "the peer refused our certificate: it is not of the "
+		    "peer's tls-ca (the two sides have different CAs?)";
+	case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
+		return "the peer refused our certificate: its tls-crl revokes "
+		    "it (vnet-ca renew or issue a new one)";
+	case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED:
+		return "the peer refused our certificate: expired "
+		    "(vnet-ca renew, then vnetctl reload)";
+	case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
+	case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
+	case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
+		return "the peer refused our certificate (its log says why)";
+	case SSL_R_WRONG_VERSION_NUMBER:
+	case SSL_R_PACKET_LENGTH_TOO_LONG:
+	case SSL_R_HTTP_REQUEST:
+		return server ? "not TLS: the peer dialled this TLS listener "
+		    "without tls (its link needs tls, or this listen none)" :
+		    "not TLS: the peer's listener does not speak TLS (drop "
+		    "tls from this link, or add tls to the peer's listen)";
+	default:
+		return NULL;
+	}
+}
+
 int
 tls_failure(SSL *ssl, unsigned long err, char *why, size_t len)
 {
 	long		 vr = ssl != NULL ? SSL_get_verify_result(ssl) : X509_V_OK;
-	const char	*r;
+	const char	*r, *w;
 	char		 cn[TLS_CN_MAX], *kept;
 
 	if (vr != X509_V_OK) {
@@ -388,6 +423,10 @@ tls_failure(SSL *ssl, unsigned long err, char *why, size_t len)
 	    ERR_GET_REASON(err) == SSL_R_CERTIFICATE_VERIFY_FAILED)) {
 		snprintf(why, len, "certificate refused: %s", r);
 		return 1;
+	}
+	if ((w = tls_words(err, ssl != NULL && SSL_is_server(ssl))) != NULL) {
+		snprintf(why, len, "%s (TLS: %s)", w, r);
+		return 0;
 	}
 	snprintf(why, len, "TLS: %s", r);
 	return 0;

@@ -124,7 +124,7 @@ queues_drain "host1 proxy" "host2 proxy" "proxy host1" "proxy host2"
 # waits until WHO (proxy or NAME) counts a tls_refused more and logs REASON,
 # checks that its link never came up, and stops it.
 try_node() {
-	local name=$1 idx=$2 who=$3 what=$4 reason=$5 conf=$6 before
+	local name=$1 idx=$2 who=$3 what=$4 reason=$5 conf=$6 words=${7:-} before
 	say "$what"
 	node_add "$name" "$idx"
 	before=0
@@ -136,6 +136,12 @@ try_node() {
 		fail "$who's log does not say '$reason' for: $what"
 	say "  $who: $(grep "refused.*$reason" "${D_LOG[$who]}" | tail -n 1 | cut -d' ' -f3-)"
 	link_not_up "$name" proxy || fail "$name's link came up: $what"
+	# The side that dialled is told in words what the peer did not take.
+	if [[ -n $words ]]; then
+		wait_for 5 grep -q "$words" "${D_LOG[$name]}" ||
+			fail "$name's log does not say '$words': $(grep -i tls "${D_LOG[$name]}" | tail -n 3)"
+		say "  $name: $(grep -m1 -o "$words.*" "${D_LOG[$name]}")"
+	fi
 	if link_up proxy host3 2>/dev/null; then
 		fail "the proxy has a link host3 up: $what"
 	fi
@@ -151,7 +157,7 @@ cert_issue host3 "$OTHER_CA"
 try_node n4 4 proxy "a certificate from another CA" "unable to get local issuer certificate" \
 	"node host3
 $(node_tls host3 "$OTHER_CA")
-link proxy $PADDR tls"
+link proxy $PADDR tls" "the peer refused our certificate: it is not of the peer's tls-ca"
 
 try_node n5 5 proxy "a certificate that names another node" "does not name node host3" \
 	"node host3
@@ -162,12 +168,12 @@ cert_issue expired "$CA_DIR" -s 20200101000000Z -e 20200102000000Z
 try_node n6 6 proxy "an expired certificate" "certificate has expired" \
 	"node host3
 $(node_tls expired)
-link proxy $PADDR tls"
+link proxy $PADDR tls" "the peer refused our certificate: expired"
 
 try_node n7 7 proxy "a revoked certificate" "certificate revoked" \
 	"node host3
 $(node_tls revoked)
-link proxy $PADDR tls"
+link proxy $PADDR tls" "the peer refused our certificate: its tls-crl revokes it"
 
 # The dialling side checks too: its link is for node "hub", and the
 # proxy's certificate names "proxy".
@@ -176,6 +182,18 @@ try_node n8 8 n8 "a peer whose certificate names another node than the link's" \
 	"node host3
 $(tls_conf host3)
 link proxy $PADDR tls peer hub"
+
+say "a plain dialler at the TLS listener: the proxy says so in words"
+node_add n11 11
+vnetd_start n11 "node host3
+link proxy $PADDR"
+wait_for 15 grep -q "not TLS: the peer dialled this TLS listener without tls" "${D_LOG[proxy]}" ||
+	fail "the proxy's log does not say that a plain peer dialled its TLS listener: $(tail -n 5 "${D_LOG[proxy]}")"
+say "  proxy: $(grep -m1 -o 'not TLS: the peer dialled.*' "${D_LOG[proxy]}")"
+link_not_up n11 proxy || fail "the plain link came up"
+wait_for 10 grep -q "its listener is TLS and this link has no tls" "${D_LOG[n11]}" ||
+	fail "n11's log does not say that the listener may be TLS: $(tail -n 3 "${D_LOG[n11]}")"
+vnetd_stop n11
 
 say "a plain connection for a link configured with tls is refused"
 node_add n9 9
