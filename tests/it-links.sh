@@ -54,7 +54,7 @@ vctl alpha -t show refused | awk -F'\t' -v a="$(addr beta)" -v w="$refused_why" 
 # beta refuses alpha's hello too, unless alpha closed first: either way
 # its link says why, or where to look.
 BETA_WHY1="node alpha is in network right, not wrong"
-BETA_WHY2="closed by the peer during the handshake: refused? (the peer's vnetctl show refused says why)"
+BETA_WHY2="closed by the peer during the handshake: refused, or its listener is TLS and this link has no tls? (the peer's vnetctl show refused says which)"
 beta_why_ok() {
 	local w
 	w=$(vctl beta -t show links | awk -F'\t' '$1 == "alpha" { print $7 }')
