@@ -1,19 +1,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "ether.h"
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int
 ether_parse(const char *s, uint8_t mac[ETHER_ADDR_LEN])
@@ -24,8 +13,8 @@ ether_parse(const char *s, uint8_t mac[ETHER_ADDR_LEN])
 	if (strlen(s) != ETHER_ADDR_STRLEN - 1)
 		return -1;
 	for (i = 0; i < ETHER_ADDR_LEN; i++) {
-		hi = hexval((unsigned char)s[3 * i]);
-		lo = hexval((unsigned char)s[3 * i + 1]);
+		hi = buf_hexval((unsigned char)s[3 * i]);
+		lo = buf_hexval((unsigned char)s[3 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		if (i < ETHER_ADDR_LEN - 1) {

@@ -15,18 +15,6 @@
 #include "join.h"
 #include "stmt.h"
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* hex_decode: exactly 2*n hex digits of s into out. */
 static int
 hex_decode(const char *s, size_t slen, uint8_t *out, size_t n)
@@ -37,8 +25,8 @@ hex_decode(const char *s, size_t slen, uint8_t *out, size_t n)
 	if (slen != 2 * n)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if ((hi = hexval((unsigned char)s[2 * i])) < 0 ||
-		    (lo = hexval((unsigned char)s[2 * i + 1])) < 0)
+		if ((hi = buf_hexval((unsigned char)s[2 * i])) < 0 ||
+		    (lo = buf_hexval((unsigned char)s[2 * i + 1])) < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
@@ -53,7 +41,7 @@ join_id_valid(const char *s, size_t len)
 	if (len != JOIN_ID_HEX)
 		return 0;
 	for (i = 0; i < len; i++)
-		if (hexval((unsigned char)s[i]) < 0 || isupper((unsigned char)s[i]))
+		if (buf_hexval((unsigned char)s[i]) < 0 || isupper((unsigned char)s[i]))
 			return 0;
 	return 1;
 }
