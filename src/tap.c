@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include <linux/if.h>
+#include <net/if.h>
 #include <linux/if_tun.h>
 #include <linux/sockios.h>
 
@@ -48,25 +48,6 @@ struct tap_state {
 	int	persisting;	/* TUNSETPERSIST 1 is set by us */
 	int	ifindex;	/* in our namespace when opened */
 };
-
-/* The index of device dev in our namespace, 0 when it has none here. */
-static int
-tap_ifindex(const char *dev)
-{
-	struct ifreq	 ifr;
-	int		 s, idx = 0;
-
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (ioctl(s, SIOCGIFINDEX, &ifr) == 0)
-		idx = ifr.ifr_ifindex;
-	else if (errno != ENODEV)
-		idx = -1;
-	close(s);
-	return idx;
-}
 
 static int
 tap_set_persist(struct iface *ifc, int fd, int on)
@@ -159,8 +140,10 @@ tap_tick(struct iface *ifc)
 	const char		*dev = iface_devname(ifc);
 	int			 idx, here;
 
-	if (ifc->conf.persist != STMT_PERSIST_AUTO ||
-	    (idx = tap_ifindex(dev)) == -1)
+	if (ifc->conf.persist != STMT_PERSIST_AUTO)
+		return;
+	/* Not here (ENODEV), or not known: nothing is changed on a failure. */
+	if ((idx = (int)if_nametoindex(dev)) == 0 && errno != ENODEV)
 		return;
 	here = idx != 0 && idx == ts->ifindex;
 	if (here == ts->persisting)
@@ -224,7 +207,7 @@ tap_open(struct iface *ifc, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	((struct tap_state *)ifc->backend)->ifindex = tap_ifindex(dev);
+	((struct tap_state *)ifc->backend)->ifindex = (int)if_nametoindex(dev);
 	if (iface_dev_up(dev, err, errlen) == -1 ||
 	    (ifc->conf.bridge[0] != '\0' &&
 	    tap_bridge(dev, ifc->conf.bridge, err, errlen) == -1)) {
