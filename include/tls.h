@@ -91,11 +91,10 @@ enum tls_io	 tls_write(SSL *, const void *, size_t, size_t *n,
 		    unsigned long *err);
 
 /*
- * The own key and certificate, as the context holds them (not copies): a
- * reload may replace the context and free these with it, so ask again each
- * time, or take a reference (EVP_PKEY_up_ref(), X509_up_ref()).
+ * The own certificate, as the context holds it (not a copy): a reload may
+ * replace the context and free it with it, so ask again each time, or
+ * take a reference (X509_up_ref()).  tls_ctx_identity() gives the key too.
  */
-EVP_PKEY	*tls_ctx_key(SSL_CTX *);
 X509		*tls_ctx_cert(SSL_CTX *);
 
 /*

@@ -557,12 +557,6 @@ tls_ctx_identity(SSL_CTX *ctx, X509 **cert, EVP_PKEY **key,
 	return *cert != NULL && *key != NULL && *store != NULL ? 0 : -1;
 }
 
-EVP_PKEY *
-tls_ctx_key(SSL_CTX *ctx)
-{
-	return SSL_CTX_get0_privatekey(ctx);
-}
-
 X509 *
 tls_ctx_cert(SSL_CTX *ctx)
 {

@@ -309,10 +309,15 @@ START_TEST(test_expiry_digest)
 	struct tls_digest	 d1, d2;
 	long long		 t, want = (long long)time(NULL) + 365LL * 86400;
 	FILE			*f;
+	X509			*cert;
+	EVP_PKEY		*key;
+	X509_STORE		*store;
 
 	ck_assert_int_eq(tls_cert_not_after(tls_ctx_cert(ctx), &t), 0);
 	ck_assert_msg(t > want - 60 && t <= want, "notAfter %lld", t);
-	ck_assert_ptr_nonnull(tls_ctx_key(ctx));
+	ck_assert_int_eq(tls_ctx_identity(ctx, &cert, &key, &store), 0);
+	ck_assert_ptr_eq(cert, tls_ctx_cert(ctx));
+	ck_assert_ptr_nonnull(key);
 	tls_files_digest(&tf, &d1);
 	tls_files_digest(&tf, &d2);
 	ck_assert_int_eq(memcmp(&d1, &d2, sizeof(d1)), 0);
