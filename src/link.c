@@ -31,6 +31,7 @@ static void	link_live_cb(evutil_socket_t, short, void *);
 static void	link_live_start(struct link *, struct conn *);
 static void	link_live_reconfigure(struct link *);
 static void	links_live_repace(struct links *);
+static void	link_live_params(const struct link *, uint32_t *, uint32_t *);
 static void	link_conn_probe(void *, struct conn *,
 		    const struct wire_probe *);
 static void	link_keep(struct link *);
@@ -357,14 +358,23 @@ link_free(struct link *l)
 	}
 }
 
-/* The number of links up changed: their pace may (link_live_params). */
+/*
+ * The number of links up changed: the pace of the links we dialled may
+ * (link_live_params); those whose pace stays are left as they are.
+ */
 static void
 links_live_repace(struct links *lks)
 {
 	struct link	*l;
+	uint32_t	 interval, mult;
 
-	TAILQ_FOREACH(l, &lks->list, entry)
-		link_live_reconfigure(l);
+	TAILQ_FOREACH(l, &lks->list, entry) {
+		if (l->state != LINK_UP || !l->configured)
+			continue;
+		link_live_params(l, &interval, &mult);
+		if (interval != l->live.interval || mult != l->live.mult)
+			link_live_reconfigure(l);
+	}
 }
 
 static void
@@ -778,7 +788,6 @@ static void
 link_live_params(const struct link *l, uint32_t *interval, uint32_t *mult)
 {
 	const struct sched_opts	*o = &l->sched.opts;
-
 	struct link		*o2;
 	int			 up = 0;
 
@@ -796,11 +805,14 @@ link_live_params(const struct link *l, uint32_t *interval, uint32_t *mult)
 	 * peers, not another way to this one.  A link's own liveness is kept
 	 * as set.
 	 */
-	TAILQ_FOREACH(o2, &l->lks->list, entry)
-		up += o2->state == LINK_UP;
 	if (o->live_interval == 0 && *interval != 0 && l->configured &&
-	    up < 2 && *interval < LIVENESS_ALONE_INTERVAL)
-		*interval = LIVENESS_ALONE_INTERVAL;
+	    *interval < LIVENESS_ALONE_INTERVAL) {
+		TAILQ_FOREACH(o2, &l->lks->list, entry)
+			if ((up += o2->state == LINK_UP) >= 2)
+				break;
+		if (up < 2)
+			*interval = LIVENESS_ALONE_INTERVAL;
+	}
 	*mult = o->live_mult != 0 ? o->live_mult : l->lks->live_mult;
 	if (*mult == 0)
 		*mult = LIVENESS_MULT_DEFAULT;
