@@ -336,6 +336,20 @@ def drain(s, stop, seen=None):
                     seen[key] = p
 
 
+def goodbye(s, stop, t, check=False):
+    """Says goodbye and stops the drain thread t; with check, the link must
+    still have been up (its drain still reading)."""
+    if check:
+        ok = t.is_alive()
+        say("link %s" % ("still up" if ok else "CLOSED"))
+        if not ok:
+            failures.append("link closed")
+    s.sendall(hdr(BYE, 0))
+    stop.set()
+    t.join()
+    s.close()
+
+
 def sigrec():
     """Forged records against the signature check: each refused, the link
     staying."""
@@ -388,14 +402,7 @@ def sigrec():
                      links=[b"proxy"]))
     say("sent a record of node ghost, signed by the rogue")
     time.sleep(2)
-    ok = t.is_alive()
-    say("link %s" % ("still up" if ok else "CLOSED"))
-    if not ok:
-        failures.append("link closed")
-    s.sendall(hdr(BYE, 0))
-    stop.set()
-    t.join()
-    s.close()
+    goodbye(s, stop, t, check=True)
 
 
 def records():
@@ -487,10 +494,7 @@ def spoof():
         if wait > 0:
             time.sleep(wait)
     say("spoofed %d" % n)
-    s.sendall(hdr(BYE, 0))
-    stop.set()
-    t.join()
-    s.close()
+    goodbye(s, stop, t)
     return 0
 
 
@@ -509,14 +513,7 @@ def macclaim(mac):
                      version=0xFFFFFFFF))
     say("claimed %s with version 4294967295" % mac.hex(":"))
     time.sleep(MACCLAIM_SECONDS)
-    ok = t.is_alive()
-    say("link %s" % ("still up" if ok else "CLOSED"))
-    if not ok:
-        failures.append("link closed")
-    s.sendall(hdr(BYE, 0))
-    stop.set()
-    t.join()
-    s.close()
+    goodbye(s, stop, t, check=True)
 
 
 def main():
