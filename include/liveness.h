@@ -43,7 +43,11 @@
  *
  * Pace: each end says its interval in its probes, and both send at the
  * slower of the two and time out on it (BFD's required minimum), so one
- * end that wants few probes gets few both ways.
+ * end that wants few probes gets few both ways.  When the pace quickens
+ * (an end asks for less, or hears that its peer does), the end probes at
+ * the new pace at once but times out on the old detection time for one
+ * old detection time more, as BFD does until its poll sequence is done:
+ * the peer's probes on their way, or due, still keep the old pace.
  *
  * Every change goes through one function that hands it, with the reason,
  * to the callback.
@@ -94,6 +98,8 @@ struct liveness {
 	uint64_t		 sent_unheard;	/* ms, first frame since heard; 0 */
 	uint64_t		 next_probe;	/* ms */
 	uint32_t		 peer_interval;	/* ms, as its probes say */
+	uint64_t		 slow_until;	/* ms: the old pace's timeout */
+	uint64_t		 slow_detect;	/* ms, until then */
 	uint32_t		 hold;		/* ms, the next hold time */
 	uint64_t		 up_at;		/* ms, the last change to UP */
 	uint64_t		 lost_at;	/* ms, the last loss; 0: none */

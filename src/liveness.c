@@ -71,20 +71,43 @@ liveness_init(struct liveness *lv, uint32_t interval, uint32_t mult,
 	lv->arg = arg;
 }
 
-void
-liveness_set(struct liveness *lv, uint32_t interval, uint32_t mult,
-    uint64_t now)
-{
-	lv->interval = interval;
-	lv->mult = mult;
-	lv->next_probe = now;
-}
-
 static uint32_t
 liveness_period(const struct liveness *lv)
 {
 	return lv->interval > lv->peer_interval ? lv->interval :
 	    lv->peer_interval;
+}
+
+/*
+ * The period was old (with the old multiplier) and may be shorter now:
+ * probe at the new pace at once, time out on the old for a while.
+ */
+static void
+liveness_quicken(struct liveness *lv, uint32_t old, uint32_t old_mult,
+    uint64_t now)
+{
+	uint32_t	 period = liveness_period(lv);
+	uint64_t	 before = (uint64_t)old_mult * old;
+
+	if (old == 0 || lv->peer_interval == 0 ||
+	    before <= (uint64_t)lv->mult * period)
+		return;
+	lv->slow_until = now + before;
+	lv->slow_detect = before;
+	if (lv->next_probe > now + period)
+		lv->next_probe = now + period;
+}
+
+void
+liveness_set(struct liveness *lv, uint32_t interval, uint32_t mult,
+    uint64_t now)
+{
+	uint32_t	 old = liveness_period(lv), old_mult = lv->mult;
+
+	lv->interval = interval;
+	lv->mult = mult;
+	lv->next_probe = now;
+	liveness_quicken(lv, old, old_mult, now);
 }
 
 uint64_t
@@ -124,12 +147,15 @@ void
 liveness_probe(struct liveness *lv, uint64_t now, enum liveness_state peer,
     uint32_t peer_interval)
 {
+	uint32_t	 old = lv->peer_interval != 0 ? liveness_period(lv) : 0;
+
 	lv->probes_heard++;
 	if (peer_interval < LIVENESS_INTERVAL_MIN)
 		peer_interval = LIVENESS_INTERVAL_MIN;
 	if (peer_interval > LIVENESS_INTERVAL_MAX)
 		peer_interval = LIVENESS_INTERVAL_MAX;
 	lv->peer_interval = peer_interval;
+	liveness_quicken(lv, old, lv->mult, now);
 	liveness_heard(lv, now);
 	/*
 	 * As BFD (RFC 5880 6.8.6): DOWN moves only on a peer that is DOWN
@@ -174,6 +200,8 @@ liveness_tick(struct liveness *lv, uint64_t now)
 	char		 why[LIVENESS_WHY_MAX];
 	uint64_t	 detect = liveness_detect(lv), data;
 
+	if (now < lv->slow_until && detect != 0 && detect < lv->slow_detect)
+		detect = lv->slow_detect;
 	if (lv->state != LIVENESS_DOWN && detect != 0 &&
 	    now - lv->heard >= detect) {
 		snprintf(why, sizeof(why), "no probe heard for %llu ms",
@@ -181,6 +209,8 @@ liveness_tick(struct liveness *lv, uint64_t now)
 		liveness_change(lv, LIVENESS_DOWN, now, why);
 	}
 	data = liveness_data_ms(lv);
+	if (now < lv->slow_until && data < lv->slow_detect)
+		data = lv->slow_detect;
 	if ((lv->state == LIVENESS_UP || lv->state == LIVENESS_HOLD) &&
 	    lv->sent_unheard != 0 && now - lv->sent_unheard >= data &&
 	    lv->heard_prev != 0 &&

@@ -118,6 +118,44 @@ START_TEST(slower_end_paces)
 }
 END_TEST
 
+/*
+ * The slow end speeds up (a host's second link came up): the other end
+ * hears of the fast pace before its own next probe is due, and neither may
+ * time the other out on the new detection time while the probes already
+ * on their way still keep the old pace.
+ */
+START_TEST(pace_speeds_up)
+{
+	struct sim	 s;
+	uint64_t	 t;
+
+	sim_init(&s);
+	liveness_set(&s.b.lv, LIVENESS_ALONE_INTERVAL, LIVENESS_MULT_DEFAULT,
+	    s.now);
+	sim_run(&s, 10000);
+	/* At every phase of the slow pace. */
+	for (t = 0; t < LIVENESS_ALONE_INTERVAL; t += 130) {
+		liveness_set(&s.b.lv, LIVENESS_ALONE_INTERVAL,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		sim_run(&s, 10000 + t);
+		liveness_set(&s.b.lv, LIVENESS_INTERVAL_DEFAULT,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		sim_run(&s, 5000);
+		ck_assert_uint_eq(s.a.changes + s.b.changes, 0);
+		ck_assert_uint_eq(liveness_detect(&s.a.lv),
+		    3 * LIVENESS_INTERVAL_DEFAULT);
+	}
+	/* And a cut is noticed at the fast pace again, once the old pace's
+	 * detection time has passed. */
+	sim_run(&s, 3 * LIVENESS_ALONE_INTERVAL);
+	t = s.now;
+	s.ab_lost = s.ba_lost = 1;
+	sim_run(&s, 1000);
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	ck_assert_uint_le(s.a.down_at - t, 600);
+}
+END_TEST
+
 START_TEST(cut_both_ways)
 {
 	struct sim	 s;
@@ -383,6 +421,7 @@ main(void)
 
 	tcase_add_test(tc, steady);
 	tcase_add_test(tc, slower_end_paces);
+	tcase_add_test(tc, pace_speeds_up);
 	tcase_add_test(tc, cut_both_ways);
 	tcase_add_test(tc, cut_one_way);
 	tcase_add_test(tc, stale_backlog);
