@@ -85,6 +85,15 @@ static uint8_t		buf[NODE_RECORD_MAX], buf2[NODE_RECORD_MAX];
 static void
 same(const struct node_rec *a, const struct node_rec *b)
 {
+	size_t	 i;
+
+	if (a->nsegs != b->nsegs)
+		abort();
+	for (i = 0; i < a->nsegs; i++)
+		if (strcmp(a->segs[i].name, b->segs[i].name) != 0 ||
+		    a->segs[i].flags != b->segs[i].flags ||
+		    a->segs[i].epoch != b->segs[i].epoch)
+			abort();
 	if (a->kind != b->kind || a->id != b->id || a->seq != b->seq ||
 	    a->lifetime != b->lifetime || a->flags != b->flags ||
 	    strcmp(a->name, b->name) != 0 || strcmp(a->to, b->to) != 0 ||

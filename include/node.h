@@ -42,6 +42,12 @@
  *   NODE_SEC_FLAGS  (topo)  u32: NODE_F_TRAFFIC (send me your traffic
  *                           rows), NODE_F_ADAPT (send me your rows toward
  *                           me: my shortcuts weigh them); other bits 0
+ *   NODE_SEC_SEGS   (topo)  n times (at most NODE_SEGS_MAX): NAME of a
+ *                           LAN segment the node attaches (an interface
+ *                           with `segment NAME`), u8 flags: NODE_SEG_ACTIVE
+ *                           (it forwards the segment now; other bits 0,
+ *                           ignored), u32 epoch: which of its forwarders'
+ *                           takeovers this is (routing_seg.c)
  *   NODE_SEC_MACS   (macs)  n times: 6 bytes of a unicast MAC, u32
  *                           version (>= 1)
  *   NODE_SEC_TO     (traffic) NAME of the node it is for
@@ -75,7 +81,8 @@
  * or a version other than 2.  Refused and counted, the link staying: a
  * well-formed record over a limit (more than NODE_LINKS_MAX links,
  * NODE_PAGE_MACS MACs in a page, a page id of NODE_MAC_PAGES or more,
- * NODE_ADDRS_MAX addresses, NODE_ROWS_MAX rows of either kind,
+ * NODE_ADDRS_MAX addresses, NODE_SEGS_MAX segments, NODE_ROWS_MAX rows of
+ * either kind,
  * NODE_RECORD_MAX bytes, a certificate over NODE_CERT_MAX bytes, a
  * sequence above NODE_SEQ_MAX), or of a kind this version does not know.
  *
@@ -136,6 +143,8 @@
 #define NODE_LIFETIME_MAX	(3 * 3600)
 #define NODE_HOPS_MAX		64
 #define NODE_CERT_MAX		4096
+#define NODE_SEGS_MAX		8
+#define NODE_SEG_ACTIVE		0x01
 
 enum node_kind {
 	NODE_KIND_TOPO = 1,
@@ -153,6 +162,7 @@ enum node_sec {
 	NODE_SEC_DSTS = 7,
 	/* 8 is reserved */
 	NODE_SEC_CERT = 9,
+	NODE_SEC_SEGS = 10,
 	NODE_SEC_SIG = 255,
 };
 
@@ -165,6 +175,12 @@ enum node_sec {
 struct node_link {
 	char		name[NODE_NAME_MAX + 1];
 	uint32_t	rtt_us;
+};
+
+struct node_seg {
+	char		name[NODE_NAME_MAX + 1];
+	uint8_t		flags;		/* NODE_SEG_ACTIVE */
+	uint32_t	epoch;
 };
 
 struct node_mac {
@@ -205,7 +221,7 @@ struct node_rec {
 	uint16_t	 lifetime;
 	uint32_t	 flags;				/* topo */
 	char		 to[NODE_NAME_MAX + 1];		/* traffic */
-	uint16_t	 nlinks, nmacs, naddrs, nrows, ndsts;
+	uint16_t	 nlinks, nmacs, naddrs, nrows, ndsts, nsegs;
 	uint16_t	 unknown;	/* sections, addresses skipped (not encoded) */
 	size_t		 signed_len;	/* bytes before NODE_SEC_SIG; 0: none */
 	size_t		 sig_off, sig_len;	/* its body, in the bytes */
@@ -213,6 +229,7 @@ struct node_rec {
 	struct node_link links[NODE_LINKS_MAX];
 	struct node_mac	 macs[NODE_PAGE_MACS];
 	char		 addrs[NODE_ADDRS_MAX][NODE_ADDR_MAX + 1];
+	struct node_seg	 segs[NODE_SEGS_MAX];		/* topo */
 	struct node_row	 rows[NODE_ROWS_MAX];
 	struct node_dst	 dsts[NODE_ROWS_MAX];
 };

@@ -16,7 +16,9 @@
  *   interface NAME tap [DEV [persist yes|no|auto] [bridge BR]]
  *                                           (also add-interface)
  *   interface NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES]
- *       [up yes|no]
+ *       [up yes|no] [segment NAME]   (NAME: a LAN segment other nodes may
+ *                                     attach too; one forwards it, see
+ *                                     routing.h)
  *   interface NAME qemu PATH                (PATH: at most 107 characters)
  *   del-interface NAME
  *   link NAME HOST:PORT [tls] [peer NODE] [queue BYTES] [LINKOPT...]
@@ -325,6 +327,8 @@ struct stmt {
 	int			persist;		/* interface tap: STMT_PERSIST_* */
 	char			bridge[STMT_DEV_MAX + 1];/* interface tap */
 	char			filter[STMT_FILTER_MAX + 1];	/* interface pcap */
+	char			segment[STMT_NAME_MAX + 1];	/* interface pcap;
+								   "": none */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */
 	unsigned int		lopts;
 	uint64_t		rate;			/* bit/s; 0: none */

@@ -185,6 +185,26 @@ sec_addrs(struct rbuf *s, struct node_rec *r, const char **why)
 }
 
 static int
+sec_segs(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_seg	*g;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if ((v = more(&r->nsegs, NODE_SEGS_MAX,
+		    "too many segments in record", why)) != NODE_OK)
+			return v;
+		g = &r->segs[r->nsegs - 1];
+		if (get_name(s, g->name, 0) == -1 ||
+		    rbuf_get_u8(s, &g->flags) == -1 ||
+		    rbuf_get_u32(s, &g->epoch) == -1)
+			BAD("bad segment in record");
+		g->flags &= NODE_SEG_ACTIVE;
+	}
+	return NODE_OK;
+}
+
+static int
 sec_macs(struct rbuf *s, struct node_rec *r, const char **why)
 {
 	struct node_mac	*m;
@@ -247,6 +267,7 @@ of_kind(uint8_t kind, uint8_t type)
 	case NODE_SEC_LINKS:
 	case NODE_SEC_ADDRS:
 	case NODE_SEC_FLAGS:
+	case NODE_SEC_SEGS:
 		return kind == NODE_KIND_TOPO;
 	case NODE_SEC_MACS:
 		return kind == NODE_KIND_MACS;
@@ -326,6 +347,9 @@ node_decode(const uint8_t *p, size_t n, struct node_rec *r, const char **why)
 			v = len == 4 && rbuf_get_u32(&s, &r->flags) == 0 ?
 			    NODE_OK : (*why = "bad flags in record",
 			    NODE_MALFORMED);
+			break;
+		case NODE_SEC_SEGS:
+			v = sec_segs(&s, r, why);
 			break;
 		case NODE_SEC_MACS:
 			v = sec_macs(&s, r, why);
@@ -447,7 +471,8 @@ node_encode(uint8_t *out, size_t cap, const struct node_rec *r)
 
 	if (r->nlinks > NODE_LINKS_MAX || r->nmacs > NODE_PAGE_MACS ||
 	    r->naddrs > NODE_ADDRS_MAX || r->nrows > NODE_ROWS_MAX ||
-	    r->ndsts > NODE_ROWS_MAX || strlen(r->name) == 0 ||
+	    r->ndsts > NODE_ROWS_MAX || r->nsegs > NODE_SEGS_MAX ||
+	    strlen(r->name) == 0 ||
 	    strlen(r->name) > NODE_NAME_MAX || (r->kind == NODE_KIND_TRAFFIC &&
 	    (strlen(r->to) == 0 || strlen(r->to) > NODE_NAME_MAX)))
 		return 0;
@@ -477,6 +502,15 @@ node_encode(uint8_t *out, size_t cap, const struct node_rec *r)
 		if (r->flags != 0) {
 			sec = w_sec(&w, NODE_SEC_FLAGS);
 			w_u32(&w, r->flags);
+			w_sec_end(&w, sec);
+		}
+		if (r->nsegs > 0) {
+			sec = w_sec(&w, NODE_SEC_SEGS);
+			for (i = 0; i < r->nsegs; i++) {
+				w_str(&w, r->segs[i].name);
+				w_u8(&w, r->segs[i].flags);
+				w_u32(&w, r->segs[i].epoch);
+			}
 			w_sec_end(&w, sec);
 		}
 		break;

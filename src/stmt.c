@@ -103,7 +103,8 @@ static int	 stmt_valid_account(const char *);
 #define ROUTE_USAGE	"SRC DST link|interface NAME"
 #define IFACE_USAGE	"NAME tap [DEV [persist yes|no|auto] [bridge BR]], " \
 			"NAME pcap DEV [promisc yes|no] " \
-			"[filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
+			"[filter EXPR] [buffer BYTES] [up yes|no] [segment NAME] " \
+			"or NAME qemu PATH"
 #define LINK_USAGE	"NAME HOST:PORT"
 #define SET_LINK_USAGE	"NAME [rate RATE|none] [aqm off|codel|fq_codel " \
 			"[target TIME] [interval TIME]] [congestion CC|default] " \
@@ -1022,6 +1023,7 @@ static int	parse_bytes(const char *, uint32_t *);
 #define IOPT_UP		0x08
 #define IOPT_PERSIST	0x10
 #define IOPT_BRIDGE	0x20
+#define IOPT_SEGMENT	0x40
 
 static const struct {
 	const char	*word;
@@ -1033,6 +1035,7 @@ static const struct {
 	{ "filter",	IOPT_FILTER,	STMT_IF_PCAP,	"a filter expression" },
 	{ "buffer",	IOPT_BUFFER,	STMT_IF_PCAP,	"BYTES" },
 	{ "up",		IOPT_UP,	STMT_IF_PCAP,	"yes or no" },
+	{ "segment",	IOPT_SEGMENT,	STMT_IF_PCAP,	"a segment name" },
 	{ "persist",	IOPT_PERSIST,	STMT_IF_TAP,	"yes, no or auto" },
 	{ "bridge",	IOPT_BRIDGE,	STMT_IF_TAP,	"a bridge device" },
 };
@@ -1082,6 +1085,12 @@ iface_opt_value(struct parser *p, struct stmt *st, unsigned int opt,
 			return fail(p, v->col, "filter too long (max %d "
 			    "characters)", STMT_FILTER_MAX);
 		memcpy(st->filter, v->s, len + 1);
+		return 0;
+	case IOPT_SEGMENT:
+		if (!stmt_valid_name(v->s))
+			return fail(p, v->col, "invalid segment name '%s'",
+			    show(b, v->s));
+		memcpy(st->segment, v->s, strlen(v->s) + 1);
 		return 0;
 	case IOPT_BRIDGE:
 		if (!stmt_valid_dev(v->s))
@@ -2299,14 +2308,16 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		    st->iftype)) == NULL)
 			goto bad;
 		if (st->iftype == STMT_IF_PCAP)
-			return snprintf(buf, len, "%s %s %s %s%s%s%s%s%s", kw,
-			    st->name, w, st->dev,
+			return snprintf(buf, len, "%s %s %s %s%s%s%s%s%s%s%s",
+			    kw, st->name, w, st->dev,
 			    st->promisc ? "" : " promisc no",
 			    st->filter[0] != '\0' ? " filter " : "",
 			    st->filter[0] != '\0' ? quote_path(st->filter,
 			    filter, sizeof(filter)) : "",
 			    format_size("buffer", st->buffer, queue,
-			    sizeof(queue)), st->up ? "" : " up no");
+			    sizeof(queue)), st->up ? "" : " up no",
+			    st->segment[0] != '\0' ? " segment " : "",
+			    st->segment);
 		if (st->iftype == STMT_IF_QEMU)
 			return snprintf(buf, len, "%s %s %s %s", kw, st->name,
 			    w, quote_path(st->path, path, sizeof(path)));
@@ -2565,7 +2576,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 			    strcmp(a->bridge, b->bridge) == 0;
 		return a->iftype != STMT_IF_PCAP || (!a->promisc == !b->promisc &&
 		    strcmp(a->filter, b->filter) == 0 &&
-		    a->buffer == b->buffer && !a->up == !b->up);
+		    a->buffer == b->buffer && !a->up == !b->up &&
+		    strcmp(a->segment, b->segment) == 0);
 	case STMT_LINK:
 		if (strcmp(a->name, b->name) != 0)
 			return 0;

@@ -42,7 +42,7 @@ static const struct verb_rule del_route_rules[] = {
 static const struct verb_rule add_interface_rules[] = {
 	{ 2, NULL, "tap pcap qemu" }, { -4, "persist", "yes no auto" },
 	{ -4, "promisc", "yes no" }, { -4, "up", "yes no" },
-	{ -4, NULL, "persist bridge promisc filter buffer up" },
+	{ -4, NULL, "persist bridge promisc filter buffer up segment" },
 	{ 0, NULL, NULL },
 };
 static const struct verb_rule iface_name_rules[] = {
@@ -103,7 +103,7 @@ static const struct verb verbs[] = {
 	    del_route_rules },
 	{ "add-interface", "NAME tap [DEV [persist yes|no|auto] [bridge BR]] | "
 	    "NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] "
-	    "[up yes|no] | NAME qemu PATH",
+	    "[up yes|no] [segment NAME] | NAME qemu PATH",
 	    "attach a TAP device, capture a device, or take a VM's socket",
 	    add_interface_rules },
 	{ "del-interface", "NAME", "detach interface NAME", iface_name_rules },

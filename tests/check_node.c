@@ -106,12 +106,37 @@ START_TEST(codec_roundtrip)
 	ck_assert_uint_eq(g->links[1].rtt_us, 70000);
 	ck_assert_str_eq(g->addrs[0], "10.66.0.2:7870");
 	ck_assert_uint_eq(g->flags, NODE_F_TRAFFIC);
+	ck_assert_uint_eq(g->nsegs, 0);
 	ck_assert_int_eq(node_peek(buf, n, &h, &why), NODE_OK);
 	ck_assert_str_eq(h.name, "host1");
 	ck_assert_uint_eq(h.seq, 1234567890123ULL);
 	ck_assert_uint_eq(h.kind, NODE_KIND_TOPO);
 	/* Too small a buffer: 0, nothing written past it. */
 	ck_assert_uint_eq(node_encode(buf, n - 1, r), 0);
+	/* The LAN segments it attaches, the one it forwards marked. */
+	r->nsegs = 2;
+	snprintf(r->segs[0].name, sizeof(r->segs[0].name), "home");
+	snprintf(r->segs[1].name, sizeof(r->segs[1].name), "office");
+	r->segs[1].flags = NODE_SEG_ACTIVE;
+	r->segs[1].epoch = 7;
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->nsegs, 2);
+	ck_assert_str_eq(g->segs[0].name, "home");
+	ck_assert_uint_eq(g->segs[0].flags, 0);
+	ck_assert_str_eq(g->segs[1].name, "office");
+	ck_assert_uint_eq(g->segs[1].flags, NODE_SEG_ACTIVE);
+	ck_assert_uint_eq(g->segs[1].epoch, 7);
+	/* Flags of a later version are ignored. */
+	buf[n - 5] = 0xf1;
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->segs[1].flags, NODE_SEG_ACTIVE);
+	/* A bad name in it closes the link; more than the limit is refused. */
+	buf[n - 11] = '/';
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_MALFORMED);
+	ck_assert_str_eq(why, "bad segment in record");
+	r->nsegs = NODE_SEGS_MAX + 1;
+	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
 	free(r);
 
 	r = sample_macs("host1", 9, 3);

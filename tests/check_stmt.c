@@ -14,7 +14,7 @@
 #include "stmt.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
-#define IFACE_USAGE	"NAME tap [DEV [persist yes|no|auto] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] or NAME qemu PATH"
+#define IFACE_USAGE	"NAME tap [DEV [persist yes|no|auto] [bridge BR]], NAME pcap DEV [promisc yes|no] [filter EXPR] [buffer BYTES] [up yes|no] [segment NAME] or NAME qemu PATH"
 
 /* Parses a line that must be a statement; shows the error when it is not. */
 static void
@@ -142,6 +142,10 @@ static const struct {
 	    "interface lan pcap eth0 filter \"ether[0] & 1 = 1\"" },
 	{ "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"",
 	    "interface lan pcap eth0 filter \"a \\\"b\\\" \\\\c\"" },
+	{ "interface lan pcap eth0 segment home",
+	    "interface lan pcap eth0 segment home" },
+	{ "interface lan pcap eth0 segment home up no promisc no",
+	    "interface lan pcap eth0 promisc no up no segment home" },
 	{ "reload",				"reload" },
 	{ "reload -n",				"reload -n" },
 	{ "show links all",			"show links all" },
@@ -662,7 +666,7 @@ static const struct {
 	{ "interface lan pcap eth0 filter \"\"", 32,
 	    "interface: empty filter" },
 	{ "interface lan pcap eth0 snaplen 5", 25,
-	    "interface: unexpected 'snaplen' (expected promisc, filter, buffer, up)" },
+	    "interface: unexpected 'snaplen' (expected promisc, filter, buffer, up, segment)" },
 	{ "interface lan pcap eth0 promisc no promisc yes", 36,
 	    "interface: promisc given twice" },
 	{ "interface lan pcap eth0 filter arp filter ip", 36,
@@ -675,10 +679,14 @@ static const struct {
 	    "interface: invalid buffer size '2g' (128k..1g)" },
 	{ "interface lan pcap eth0 up down", 28,
 	    "interface: invalid value 'down' (expected yes or no)" },
+	{ "interface lan pcap eth0 segment a/b", 33,
+	    "interface: invalid segment name 'a/b'" },
+	{ "interface lan pcap eth0 segment", 32,
+	    "interface: segment: expected a segment name" },
 	{ "interface lan pcap eth0 up no up no", 31,
 	    "interface: up given twice" },
 	{ "interface lan pcap eth0 filter arp promisc no x", 47,
-	    "interface: unexpected 'x' (expected promisc, filter, buffer, up)" },
+	    "interface: unexpected 'x' (expected promisc, filter, buffer, up, segment)" },
 	/* reload, save, add-listen, del-listen. */
 	{ "reload now",			8, "reload: unexpected 'now'" },
 	{ "save relative.conf",		6,
