@@ -100,6 +100,11 @@ struct iface_counters {
 	uint64_t	read_errors;
 	uint64_t	looped;		/* captured frames we had injected */
 	uint64_t	capture_drops;	/* lost in the capture's buffer */
+	/* A segment's interface while another node forwards it. */
+	uint64_t	standby_in;	/* captured and dropped */
+	uint64_t	standby_out;	/* not injected */
+	uint64_t	segment_looped;	/* captured from a remote node's MAC */
+	uint64_t	announced;	/* RARPs sent for remote MACs */
 };
 
 struct iface {
@@ -122,6 +127,12 @@ struct iface {
 	uint64_t		 drops_seen_ms;	/* last capture drop noticed */
 	int			 removing;	/* del-interface, not exit */
 	void			*backend;	/* attach()'s state */
+	/*
+	 * With `segment NAME`: 1 while another node forwards the segment
+	 * (routing_seg.c): what the device captures is dropped, nothing is
+	 * written to it.  From the start until the election says otherwise.
+	 */
+	int			 standby;
 };
 
 struct iface	*iface_find(const struct iface_list *, const char *name);
@@ -138,6 +149,15 @@ void		 iface_input(struct iface *, const uint8_t *vh, const uint8_t *eth,
 void		 iface_input_vnet(struct iface *, const uint8_t *buf, size_t n);
 /* Reading the device failed with errno e: the interface goes down. */
 void		 iface_read_failed(struct iface *, int e);
+/* A segment's interface forwards (0) or stands by (1, iface->standby). */
+void		 iface_set_standby(struct iface *, int standby);
+/*
+ * Writes one broadcast RARP frame from mac on the device (as QEMU
+ * announces a guest after a migration): the LAN's switches learn mac
+ * behind this interface.
+ */
+void		 iface_announce(struct iface *, const uint8_t *mac);
+
 /* Frames the device refused (iothread writes included). */
 uint64_t	 iface_drops(const struct iface *);
 

@@ -18,6 +18,9 @@
  *                    forwarding (fwd.h) as automatic routes, incrementally
  *   routing_traffic.c  the traffic matrix's reports, routed only to the
  *                    nodes that want them
+ *   routing_seg.c    LAN segments: the designated forwarder of each
+ *                    segment attached by several nodes, elected through
+ *                    the topology records
  *   routing_show.c   the show tables of the above
  *   shortcut.c       the glue between adapt.h and the links (shortcut.h)
  *
@@ -89,6 +92,13 @@ struct fwd_port;
 #define ROUTING_CONFLICT_MS	1000
 #define ROUTING_SEQ_AHEAD	(1ULL << 32)
 #define ROUTING_TICK_MS		1000
+/*
+ * LAN segments (routing_seg.c): an elected node takes a segment over once
+ * its election has held ROUTING_SEG_HOLD_MS, and not before
+ * ROUTING_SEG_SETTLE_MS after it first had a peer.
+ */
+#define ROUTING_SEG_HOLD_MS	100
+#define ROUTING_SEG_SETTLE_MS	2000
 
 struct routing;
 
@@ -128,6 +138,19 @@ int		 routing_on_path(struct routing *, void *link,
  */
 int		 routing_guest_frame(struct routing *, struct fwd_port *in,
 		    const uint8_t *eth, size_t len);
+/*
+ * A frame captured on a segment's interface with source MAC src: 1 if a
+ * reachable remote node holds src (the frame went out on the LAN by
+ * another forwarder, or loops): it must not enter the overlay.
+ */
+int		 routing_seg_foreign(struct routing *, const uint8_t *src);
+/*
+ * Segment seg's forwarder as this node sees it ("-": none or no such
+ * segment), and this node's state for it (standby, pending, active).
+ */
+const char	*routing_segment_forwarder(struct routing *, const char *seg,
+		    const char **state);
+
 /* Frames routing_guest_frame() dropped from the interface named port. */
 uint64_t	 routing_foreign(const struct routing *, const char *port);
 

@@ -51,6 +51,20 @@ struct routing_env {
 	 * function): a plain network, records unsigned and taken unchecked.
 	 */
 	struct ssl_ctx_st *(*tls_ctx)(void *arg);
+	/*
+	 * Optional, LAN segments (routing_seg.c): the distinct segments of
+	 * the local interfaces (at most max); the interfaces of segment seg
+	 * forward (active 1) or capture and drop, injecting nothing (0); a
+	 * frame from mac sent out on segment seg's interfaces to make the
+	 * LAN's switches learn where mac is now; an interface's segment.
+	 */
+	size_t		 (*segments)(void *arg, char (*out)[NODE_NAME_MAX + 1],
+			    size_t max);
+	void		 (*segment_set)(void *arg, const char *seg, int active);
+	void		 (*announce)(void *arg, const char *seg,
+			    const uint8_t *mac);
+	/* The segment of the interface named port, or NULL. */
+	const char	*(*port_segment)(void *arg, const char *port);
 	/* Records held at most; 0: NODEDB_RECORDS_MAX (nodedb.h). */
 	size_t		 records_max;
 };

@@ -39,7 +39,8 @@ struct routing_nbr {
 /* What a record says, decoded once when it comes (nodedb's cache). */
 struct routing_topo {
 	uint32_t		 flags;
-	uint16_t		 nlinks, naddrs;
+	uint16_t		 nlinks, naddrs, nsegs;
+	struct node_seg		 segs[NODE_SEGS_MAX];
 	struct node_link	*links;
 	char			(*addrs)[NODE_ADDR_MAX + 1];
 };
@@ -109,6 +110,24 @@ struct routing_rmac {
 	int			 held;	/* the owner we knew claims it still */
 };
 
+/* A LAN segment this node attaches (routing_seg.c draws the machine). */
+enum routing_seg_state {
+	ROUTING_SEG_STANDBY,
+	ROUTING_SEG_PENDING,
+	ROUTING_SEG_ACTIVE,
+};
+
+struct routing_seg {
+	char			 name[NODE_NAME_MAX + 1];
+	enum routing_seg_state	 state;
+	uint64_t		 pending_ms;	/* elected since; 0: not */
+	uint32_t		 epoch;		/* of our last takeover */
+	uint32_t		 epoch_seen;	/* the highest in any record */
+	char			 forwarder[NODE_NAME_MAX + 1];	/* "": none */
+	uint64_t		 takeovers;	/* times it became ACTIVE */
+	uint64_t		 announced;	/* RARPs sent on taking over */
+};
+
 struct routing_stats {
 	uint64_t	records_in, records_out, bytes_out, records_skipped;
 	uint64_t	malformed, refused, seq_ahead;
@@ -116,6 +135,7 @@ struct routing_stats {
 	uint64_t	claims;		/* MACs taken over from another node */
 	uint64_t	moved_away;	/* local MACs another node claimed */
 	uint64_t	withdrawn_down;	/* local MACs of an interface gone down */
+	uint64_t	withdrawn_standby;	/* ... of a segment another forwards */
 	uint64_t	conflicts;	/* ... while still sending here */
 	uint64_t	claims_waiting;	/* ours over another node's MAC, made */
 	uint64_t	claims_frozen;	/* claims kept off a frozen MAC */
@@ -171,7 +191,7 @@ struct routing {
 	uint8_t			*rbuf;		/* NODE_RECORD_MAX, forwarding */
 
 	/* Timers: when each is due (ms), 0 for never; armed: asked for. */
-	uint64_t		 orig_at, compute_at, late_at, tick_at;
+	uint64_t		 orig_at, compute_at, late_at, tick_at, seg_at;
 	uint64_t		 armed_at;
 
 	struct routing_nbr	*nbrs;
@@ -188,6 +208,10 @@ struct routing {
 	size_t			 nmob;
 	struct routing_foreign	*foreign;	/* per interface that dropped */
 	size_t			 nforeign, foreigncap;
+
+	struct routing_seg	 segs[NODE_SEGS_MAX];	/* routing_seg.c */
+	size_t			 nsegs;
+	uint64_t		 peer_since_ms;	/* had a peer since; 0: none */
 
 	struct routing_stats	 st;
 	struct shortcut		*sc;		/* shortcuts (shortcut.h) */
@@ -261,6 +285,11 @@ void		 routing_mac_promote(struct routing *);
 /* Frames dropped at the interface named so (0: none). */
 uint64_t	 routing_mac_foreign(const struct routing *, const char *port);
 void		 routing_mac_age(struct routing *, uint64_t now);
+/*
+ * The local MACs learned on the interfaces of segment seg, which this node
+ * no longer forwards, withdrawn (they are the forwarder's now): how many.
+ */
+size_t		 routing_mac_standby(struct routing *, const char *seg);
 void		 routing_mac_free(struct routing *);
 
 /* The cache of records of nodedb (routing_flood.c). */
@@ -278,6 +307,14 @@ uint32_t	 routing_traffic_flags(struct routing *);
 const struct routing_report *routing_traffic_report(const struct routing *,
 		    const char *origin);
 void		 routing_traffic_free(struct routing *);
+
+/* routing_seg.c */
+/* Elects the forwarder of each local segment anew and acts on it. */
+void		 routing_seg_run(struct routing *);
+/* Our segments and their state, into our topology record. */
+void		 routing_seg_record(struct routing *, struct node_rec *);
+struct routing_seg *routing_seg_find(struct routing *, const char *name);
+const char	*routing_seg_state_name(enum routing_seg_state);
 
 /* routing_path.c */
 void		 routing_path_soon(struct routing *);

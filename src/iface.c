@@ -109,6 +109,10 @@ iface_input(struct iface *ifc, const uint8_t *vh, const uint8_t *eth,
 
 	if (len < ETHER_HDR_LEN)
 		return;
+	if (ifc->standby) {
+		ifc->c.standby_in++;
+		return;
+	}
 	ifc->c.frames_in++;
 	ifc->c.bytes_in += (uint64_t)len;
 	sw_input(ifc->env->sw, &ifc->port, &f);
@@ -342,6 +346,7 @@ iface_add(struct iface_list *list, struct iface_env *env,
 	ifc->ops = st->iftype == STMT_IF_PCAP ? &afpacket_ops :
 	    st->iftype == STMT_IF_QEMU ? &qemuif_ops : &tap_ops;
 	ifc->conf = *st;
+	ifc->standby = st->segment[0] != '\0';
 	ifc->conf.op = STMT_OP_SET;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", st->name);
 	snprintf(ifc->dev, sizeof(ifc->dev), "%s", st->dev);
@@ -431,6 +436,32 @@ iface_write(struct iface *ifc, const uint8_t *eth, size_t len)
 	ifc->c.bytes_out += len;
 }
 
+void
+iface_set_standby(struct iface *ifc, int standby)
+{
+	ifc->standby = standby != 0;
+}
+
+void
+iface_announce(struct iface *ifc, const uint8_t *mac)
+{
+	/* RFC 903: Ethernet, IPv4, reverse request, sender = target = mac. */
+	static const uint8_t	 head[] = { 0x80, 0x35, 0x00, 0x01, 0x08, 0x00,
+	    0x06, 0x04, 0x00, 0x03 };
+	uint8_t			 f[60];
+
+	if (!ifc->up || ifc->standby)
+		return;
+	memset(f, 0, sizeof(f));
+	memset(f, 0xff, ETHER_ADDR_LEN);
+	memcpy(f + 6, mac, ETHER_ADDR_LEN);
+	memcpy(f + 12, head, sizeof(head));
+	memcpy(f + 22, mac, ETHER_ADDR_LEN);
+	memcpy(f + 32, mac, ETHER_ADDR_LEN);
+	ifc->c.announced++;
+	iface_write(ifc, f, sizeof(f));
+}
+
 /*
  * The port's transmit: the switch has done vCC, and cut the frame unless
  * the device takes offload frames (iface_port_features()).
@@ -442,6 +473,10 @@ iface_port_transmit(struct port *p, const struct sw_frame *f)
 
 	if (!ifc->up) {
 		ifc->c.drops++;
+		return;
+	}
+	if (ifc->standby) {
+		ifc->c.standby_out++;
 		return;
 	}
 	if (ifc->ops->write_vh == NULL) {

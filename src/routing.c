@@ -64,6 +64,7 @@ routing_schedule(struct routing *r)
 	due(r->compute_at, &next);
 	due(r->late_at, &next);
 	due(r->tick_at, &next);
+	due(r->seg_at, &next);
 	if (next == 0 || next == r->armed_at)
 		return;
 	now = routing_now(r);
@@ -90,7 +91,10 @@ routing_poll(struct routing *r)
 		shortcut_round(r);
 		routing_flood_tick(r);
 		routing_traffic_tick(r);
+		routing_seg_run(r);
 	}
+	if (r->seg_at != 0 && r->seg_at <= now)
+		routing_seg_run(r);
 	if (r->orig_at != 0 && r->orig_at <= now) {
 		r->orig_at = 0;
 		routing_flood_originate(r);
@@ -485,6 +489,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("mac_claims", r->st.claims);
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("macs_withdrawn_down", r->st.withdrawn_down);
+	ROW("macs_withdrawn_standby", r->st.withdrawn_standby);
 	ROW("macs_restored", r->restored);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("mac_claims_waiting", r->st.claims_waiting);

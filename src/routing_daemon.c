@@ -10,8 +10,11 @@
 
 #include "clock.h"
 #include "daemon.h"
+#include "ether.h"
+#include "iface.h"
 #include "link.h"
 #include "listen.h"
+#include "log.h"
 #include "routing.h"
 #include "routing_daemon.h"
 #include "shortcut.h"
@@ -160,6 +163,75 @@ rd_tls_ctx(void *arg)
 	return vnetd_tls(rd->d, err, sizeof(err));
 }
 
+static size_t
+rd_segments(void *arg, char (*out)[NODE_NAME_MAX + 1], size_t max)
+{
+	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+	size_t			 n = 0, k;
+
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry) {
+		if (ifc->conf.segment[0] == '\0')
+			continue;
+		for (k = 0; k < n; k++)
+			if (strcmp(out[k], ifc->conf.segment) == 0)
+				break;
+		if (k == n && n < max)
+			snprintf(out[n++], NODE_NAME_MAX + 1, "%s",
+			    ifc->conf.segment);
+	}
+	return n;
+}
+
+static void
+rd_segment_set(void *arg, const char *seg, int active)
+{
+	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
+		if (strcmp(ifc->conf.segment, seg) == 0)
+			iface_set_standby(ifc, !active);
+}
+
+static void
+rd_announce(void *arg, const char *seg, const uint8_t *mac)
+{
+	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
+		if (strcmp(ifc->conf.segment, seg) == 0)
+			iface_announce(ifc, mac);
+}
+
+static const char *
+rd_port_segment(void *arg, const char *port)
+{
+	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+
+	if ((ifc = iface_find(&rd->d->ifaces, port)) == NULL ||
+	    ifc->conf.segment[0] == '\0')
+		return NULL;
+	return ifc->conf.segment;
+}
+
+/* Without routing auto no one elects: a segment's interfaces forward. */
+static void
+rd_segments_unelected(struct routing_daemon *rd)
+{
+	struct iface		*ifc;
+
+	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
+		if (ifc->standby) {
+			log_warnx("interface %s: segment %s without routing "
+			    "auto: forwarded here, no forwarder elected",
+			    ifc->name, ifc->conf.segment);
+			iface_set_standby(ifc, 0);
+		}
+}
+
 static void
 rd_timer_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -175,7 +247,14 @@ static int
 rd_guest_frame(void *arg, struct port *p, const uint8_t *eth, size_t len)
 {
 	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
 
+	if (p->ops->guest && (ifc = p->owner) != NULL &&
+	    ifc->conf.segment[0] != '\0' &&
+	    routing_seg_foreign(rd->r, eth + ETHER_ADDR_LEN)) {
+		ifc->c.segment_looped++;
+		return -1;
+	}
 	return routing_guest_frame(rd->r, p->fp, eth, len);
 }
 
@@ -260,7 +339,18 @@ rd_mod_start(void *arg)
 	if (routing_on(rd->r) &&
 	    (rd->ev = evtimer_new(rd->d->base, rd_timer_cb, rd)) == NULL)
 		return -1;
+	if (!routing_on(rd->r))
+		rd_segments_unelected(rd);
 	return routing_start(rd->r, rd->d->node);
+}
+
+static void
+rd_mod_tick(void *arg)
+{
+	struct routing_daemon	*rd = arg;
+
+	if (!routing_on(rd->r))
+		rd_segments_unelected(rd);
 }
 
 static void
@@ -295,7 +385,8 @@ rd_mod_columns(void *arg, enum stmt_show what)
 	struct routing_daemon	*rd = arg;
 
 	return what == STMT_SHOW_INTERFACES && routing_on(rd->r) ?
-	    "\tforeign_src" : NULL;
+	    "\tforeign_src\tsegment\tforwarder\tseg_state\tstandby_in"
+	    "\tstandby_out\tsegment_looped\tannounced" : NULL;
 }
 
 static const char *
@@ -303,11 +394,22 @@ rd_mod_fields(void *arg, enum stmt_show what, const char *row, char *buf,
     size_t len)
 {
 	struct routing_daemon	*rd = arg;
+	struct iface		*ifc;
+	const char		*fwdr = "-", *state = "-";
 
-	if (what != STMT_SHOW_INTERFACES || !routing_on(rd->r))
+	if (what != STMT_SHOW_INTERFACES || !routing_on(rd->r) ||
+	    (ifc = iface_find(&rd->d->ifaces, row)) == NULL)
 		return NULL;
-	snprintf(buf, len, "\t%llu",
-	    (unsigned long long)routing_foreign(rd->r, row));
+	if (ifc->conf.segment[0] != '\0')
+		fwdr = routing_segment_forwarder(rd->r, ifc->conf.segment,
+		    &state);
+	snprintf(buf, len, "\t%llu\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu",
+	    (unsigned long long)routing_foreign(rd->r, row),
+	    ifc->conf.segment[0] != '\0' ? ifc->conf.segment : "-", fwdr,
+	    state, (unsigned long long)ifc->c.standby_in,
+	    (unsigned long long)ifc->c.standby_out,
+	    (unsigned long long)ifc->c.segment_looped,
+	    (unsigned long long)ifc->c.announced);
 	return buf;
 }
 
@@ -350,13 +452,15 @@ routing_daemon_add(struct vnetd *d)
 		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
 		.ifaces = rd_ifaces, .addrs = rd_addrs,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
-		.tls_ctx = rd_tls_ctx,
+		.tls_ctx = rd_tls_ctx, .segments = rd_segments,
+		.segment_set = rd_segment_set, .announce = rd_announce,
+		.port_segment = rd_port_segment,
 	};
 	struct vnetd_module	 m = {
 		.name = "routing",
 		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
 		.nkinds = 3, .apply = rd_mod_apply, .caps = rd_mod_caps,
-		.start = rd_mod_start, .show = rd_mod_show,
+		.start = rd_mod_start, .tick = rd_mod_tick, .show = rd_mod_show,
 		.columns = rd_mod_columns, .fields = rd_mod_fields,
 		.config = rd_mod_config, .link_made = rd_mod_link_made,
 		.link_input = rd_link_node, .link_up = rd_link_up,

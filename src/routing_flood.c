@@ -110,6 +110,8 @@ cache_make(struct routing *r, const struct node_rec *rec)
 	t->flags = rec->flags;
 	t->nlinks = rec->nlinks;
 	t->naddrs = rec->naddrs;
+	t->nsegs = rec->nsegs;
+	memcpy(t->segs, rec->segs, rec->nsegs * sizeof(t->segs[0]));
 	t->links = (struct node_link *)(t + 1);
 	t->addrs = (char (*)[NODE_ADDR_MAX + 1])((char *)t->links + ln);
 	memcpy(t->links, rec->links, ln);
@@ -173,6 +175,7 @@ build_topo(struct routing *r)
 		rec->naddrs = (uint16_t)r->env.addrs(r->env.arg, rec->addrs,
 		    NODE_ADDRS_MAX);
 	rec->flags = routing_traffic_flags(r);
+	routing_seg_record(r, rec);
 }
 
 static void

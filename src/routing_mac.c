@@ -592,6 +592,29 @@ routing_mac_age(struct routing *r, uint64_t now)
 		}
 }
 
+size_t
+routing_mac_standby(struct routing *r, const char *seg)
+{
+	struct routing_lmac	*m, *mn;
+	const char		*g;
+	size_t			 i, n = 0;
+
+	if (r->env.port_segment == NULL)
+		return 0;
+	for (i = 0; i < ROUTING_MAC_BUCKETS; i++)
+		for (m = r->local[i]; m != NULL; m = mn) {
+			mn = m->next;
+			if ((g = r->env.port_segment(r->env.arg,
+			    fwd_port_name(m->port))) == NULL ||
+			    strcmp(g, seg) != 0)
+				continue;
+			r->st.withdrawn_standby++;
+			local_del(r, m->mac);
+			n++;
+		}
+	return n;
+}
+
 void
 routing_mac_free(struct routing *r)
 {

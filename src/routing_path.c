@@ -166,4 +166,5 @@ routing_path_compute(struct routing *r)
 		routing_path_flood(r, n);
 	}
 	note_change(r);
+	routing_seg_run(r);
 }
