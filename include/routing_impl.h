@@ -136,6 +136,7 @@ struct routing_stats {
 	uint64_t	moved_away;	/* local MACs another node claimed */
 	uint64_t	withdrawn_down;	/* local MACs of an interface gone down */
 	uint64_t	withdrawn_standby;	/* ... of a segment another forwards */
+	uint64_t	segment_kept;	/* claims kept off a forwarded LAN's MAC */
 	uint64_t	conflicts;	/* ... while still sending here */
 	uint64_t	claims_waiting;	/* ours over another node's MAC, made */
 	uint64_t	claims_frozen;	/* claims kept off a frozen MAC */
@@ -314,6 +315,14 @@ void		 routing_seg_run(struct routing *);
 /* Our segments and their state, into our topology record. */
 void		 routing_seg_record(struct routing *, struct node_rec *);
 struct routing_seg *routing_seg_find(struct routing *, const char *name);
+/*
+ * 1 if a claim by node owner over a MAC learned on local interface port
+ * is kept off as the segment's: we forward the segment port attaches and
+ * owner attaches it too (its claim can only be from before we took over:
+ * a LAN's MACs are its forwarder's).
+ */
+int		 routing_seg_keeps(struct routing *, const char *port,
+		    const char *owner);
 const char	*routing_seg_state_name(enum routing_seg_state);
 
 /* routing_path.c */

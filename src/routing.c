@@ -490,6 +490,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("macs_moved_away", r->st.moved_away);
 	ROW("macs_withdrawn_down", r->st.withdrawn_down);
 	ROW("macs_withdrawn_standby", r->st.withdrawn_standby);
+	ROW("mac_claims_segment_kept", r->st.segment_kept);
 	ROW("macs_restored", r->restored);
 	ROW("mac_conflicts", r->st.conflicts);
 	ROW("mac_claims_waiting", r->st.claims_waiting);

@@ -413,6 +413,10 @@ keep_local(struct routing *r, struct routing_lmac *lm, const char *owner,
 	if (lm->version > nm->version || (lm->version == nm->version &&
 	    strcmp(r->node, owner) < 0))
 		return 1;
+	if (routing_seg_keeps(r, fwd_port_name(lm->port), owner)) {
+		r->st.segment_kept++;
+		return 1;
+	}
 	a = macown_answer(lm->version, nm->version, lm->seen_ms,
 	    fwd_port_owner(lm->port) != NULL, mb != NULL ? &mb->m : NULL, now);
 	if (a == MACOWN_YIELD) {

@@ -311,6 +311,30 @@ routing_seg_foreign(struct routing *r, const uint8_t *src)
 	return m->via[0] != '\0';
 }
 
+int
+routing_seg_keeps(struct routing *r, const char *port, const char *owner)
+{
+	const struct nodedb_entry *e;
+	const struct routing_topo *t;
+	struct routing_seg	*s;
+	const char		*seg;
+	size_t			 k;
+	int			 i;
+
+	if (r->env.port_segment == NULL ||
+	    (seg = r->env.port_segment(r->env.arg, port)) == NULL ||
+	    (s = routing_seg_find(r, seg)) == NULL ||
+	    s->state != ROUTING_SEG_ACTIVE ||
+	    (i = nodedb_index(r->db, owner, NODE_KIND_TOPO, 0)) < 0 ||
+	    (e = nodedb_at(r->db, (size_t)i)) == NULL ||
+	    (t = routing_topo(e)) == NULL)
+		return 0;
+	for (k = 0; k < t->nsegs; k++)
+		if (strcmp(t->segs[k].name, seg) == 0)
+			return 1;
+	return 0;
+}
+
 const char *
 routing_segment_forwarder(struct routing *r, const char *seg,
     const char **state)

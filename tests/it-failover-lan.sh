@@ -13,7 +13,8 @@
 # switch's would for a dead machine).  The other takes over, announces the
 # guest's MAC on the LAN, and the LAN host's ping to the guest resumes
 # within 1 s, with no duplicate and no loop.  When the failed proxy comes
-# back it stands by: the forwarder keeps the segment.
+# back it stands by: the forwarder keeps the segment.  Then the forwarder
+# stops, the other takes over, and the stopped one started again stands by.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -131,14 +132,28 @@ once "$TMPD/back"
 in_guest lanpc ping -n -b -c 10 -i 0.05 -W 1 "$(guest_ip 255)" >"$TMPD/back-b" 2>&1 || true
 grep -q 'DUP!' "$TMPD/back-b" && fail "after p1's return a broadcast reached the guest twice"
 
+say "p2 stops; p1 takes over, and p2 started again stands by"
+vnetd_stop p2 || fail "p2 exited with an error"
+wait_for 5 seg p1 active p1 || fail "p1 did not take over from a stopped p2: $(vctl p1 show interfaces)"
+wait_for 5 gping lanpc "$IP1" || fail "the LAN host cannot ping the guest through p1"
+vnetd_restart p2
+wait_link_up host1 p2
+wait_for 10 seg p2 standby p1 || fail "p2 started again does not stand by for p1: $(vctl p2 show interfaces)"
+in_guest lanpc ping -n -c 50 -i 0.01 -W 1 "$IP1" >"$TMPD/restart" 2>&1 || true
+once "$TMPD/restart"
+in_guest lanpc ping -n -b -c 10 -i 0.05 -W 1 "$(guest_ip 255)" >"$TMPD/restart-b" 2>&1 || true
+grep -q 'DUP!' "$TMPD/restart-b" && fail "after p2's restart a broadcast reached the guest twice"
+grep -c 'segment home: pending -> active' "${D_LOG[p1]}" | grep -qx 2 ||
+	fail "p1 logged $(grep -c 'segment home: pending -> active' "${D_LOG[p1]}") takeovers, not 2"
+
 # No loop: nothing went round, and the LAN is quiet once the pings stop.
 for d in p1 p2 host1; do
 	dup=$(stat_value "$d" duplicates)
 	((dup == 0)) || fail "$d dropped $dup frames seen before"
 done
-a=$(iface_field p2 lan frames_in)
+a=$(iface_field p1 lan frames_in)
 sleep 1	# a sample: a storm would show in one idle second
-b=$(iface_field p2 lan frames_in)
-say "p2 captured $((b - a)) frames in an idle second; looped: $(iface_field p2 lan segment_looped) and $(iface_field p1 lan segment_looped)"
-((b - a < 20)) || fail "p2 captured $((b - a)) frames in an idle second"
+b=$(iface_field p1 lan frames_in)
+say "p1 captured $((b - a)) frames in an idle second; looped: $(iface_field p1 lan segment_looped) and $(iface_field p2 lan segment_looped); LAN MACs kept from a stale claim: $(stat_value p2 mac_claims_segment_kept) and $(stat_value p1 mac_claims_segment_kept)"
+((b - a < 20)) || fail "p1 captured $((b - a)) frames in an idle second"
 pass
