@@ -51,6 +51,9 @@ struct node {
 	struct fwd_port	*guest;		/* its interface's port */
 	uint64_t	 gen;		/* of the poll asked for */
 	int64_t		 wall_skew;	/* ms, for a restart with a clock behind */
+	char		 seg[16];	/* its interface's segment; "": none */
+	int		 active;	/* forwards it (segment_set()) */
+	unsigned int	 announced;	/* MACs announced on it */
 };
 
 enum ev_kind { EV_POLL, EV_MSG };
@@ -290,11 +293,52 @@ env_tls(void *arg)
 	return 0;
 }
 
+static size_t
+env_segments(void *arg, char (*out)[NODE_NAME_MAX + 1], size_t max)
+{
+	struct node	*n = arg;
+
+	if (max == 0 || n->seg[0] == '\0')
+		return 0;
+	snprintf(out[0], NODE_NAME_MAX + 1, "%s", n->seg);
+	return 1;
+}
+
+static void
+env_segment_set(void *arg, const char *seg, int active)
+{
+	struct node	*n = arg;
+
+	MUST(strcmp(seg, n->seg) == 0);
+	n->active = active;
+}
+
+static void
+env_announce(void *arg, const char *seg, const uint8_t *mac)
+{
+	struct node	*n = arg;
+
+	(void)mac;
+	MUST(strcmp(seg, n->seg) == 0 && n->active);
+	n->announced++;
+}
+
+static const char *
+env_port_segment(void *arg, const char *port)
+{
+	struct node	*n = arg;
+
+	return n->seg[0] != '\0' && strcmp(port, "guest") == 0 ? n->seg :
+	    NULL;
+}
+
 static const struct routing_env sim_env = {
 	.now_ms = env_now, .wall_ms = env_wall, .arm = env_arm,
 	.send = env_send, .rtt_us = env_rtt, .alive = env_alive,
 	.ifaces = env_ifaces, .addrs = env_addrs,
 	.configured = env_configured, .apply = env_apply, .tls = env_tls,
+	.segments = env_segments, .segment_set = env_segment_set,
+	.announce = env_announce, .port_segment = env_port_segment,
 };
 
 /* Nodes and links. */
@@ -852,6 +896,84 @@ START_TEST(partition_and_heal)
 }
 END_TEST
 
+/* How many nodes forward their segment now. */
+static unsigned int
+forwarders(const struct sim *s)
+{
+	unsigned int	 i, n = 0;
+
+	for (i = 0; i < s->nn; i++)
+		n += s->nodes[i].active != 0;
+	return n;
+}
+
+/*
+ * Runs ms, 1 ms at a time, checking that no two nodes forward the
+ * segment at once; returns how long until node want forwards it (or
+ * UINT64_MAX if it does not by the end).
+ */
+static uint64_t
+one_forwarder(struct sim *s, uint64_t ms, unsigned int want)
+{
+	uint64_t	 t, at = UINT64_MAX;
+
+	for (t = 0; t < ms; t++) {
+		sim_run(s, 1);
+		MUST(forwarders(s) <= 1);
+		if (at == UINT64_MAX && s->nodes[want].active)
+			at = t + 1;
+	}
+	return at;
+}
+
+/*
+ * Nodes 0 and 1 attach segment home, node 2 is linked to both and node 3
+ * to node 2.  One forwards it at a time, whatever comes and goes: the
+ * lowest name at the start, once settled; the other as soon as the
+ * forwarder is cut off; and the forwarder keeps it when the first comes
+ * back, or when it starts again.
+ */
+START_TEST(segment_forwarder)
+{
+	struct sim	*s = sim_new(4, 0);
+	uint8_t		 mac[6];
+	uint64_t	 ms;
+
+	snprintf(s->nodes[0].seg, sizeof(s->nodes[0].seg), "home");
+	snprintf(s->nodes[1].seg, sizeof(s->nodes[1].seg), "home");
+	routing_poll(s->nodes[0].r);
+	routing_poll(s->nodes[1].r);
+	sim_link(s, 0, 2, 1);
+	sim_link(s, 1, 2, 1);
+	sim_link(s, 2, 3, 1);
+	mac_of(3, mac);
+	guest_speaks(s, 3, mac);
+	ms = one_forwarder(s, 4000, 0);
+	ck_assert_uint_ge(ms, ROUTING_SEG_SETTLE_MS);
+	ck_assert_uint_lt(ms, ROUTING_SEG_SETTLE_MS + 1000);
+	ck_assert(!s->nodes[1].active);
+	/* Node 0 cut off: node 1 takes over, and tells the LAN of node 3's
+	 * guest. */
+	link_down(s->links[0]);
+	ms = one_forwarder(s, 2000, 1);
+	ck_assert_uint_lt(ms, 400);
+	ck_assert_uint_ge(s->nodes[1].announced, 1);
+	ck_assert(!s->nodes[0].active);
+	/* Node 0 comes back: node 1 keeps the segment. */
+	link_up(s->links[0]);
+	ck_assert_uint_eq(one_forwarder(s, 5000, 0), UINT64_MAX);
+	ck_assert(s->nodes[1].active);
+	/* Node 1 cut off, then back at once: one each time. */
+	link_down(s->links[1]);
+	ck_assert_uint_lt(one_forwarder(s, 2000, 0), 400);
+	link_up(s->links[1]);
+	ck_assert_uint_eq(one_forwarder(s, 5000, 1), UINT64_MAX);
+	ck_assert(s->nodes[0].active);
+	ck_assert_uint_eq(stat_of(s->nodes[0].r, "frames_foreign_src"), 0);
+	sim_free(s);
+}
+END_TEST
+
 /*
  * A database full of a departed node's records takes a node that joins:
  * the unreachable's records make room (nodedb.h).  Six records is what
@@ -1042,6 +1164,7 @@ main(void)
 	tcase_add_test(tc, full_takes_the_living);
 	tcase_add_test(tc, restart_lower_seq);
 	tcase_add_test(tc, lost_and_duplicated);
+	tcase_add_test(tc, segment_forwarder);
 	suite_add_tcase(su, tc);
 	/* Alone, bench/scale runs it at other sizes (SIM_NODES). */
 	tc = tcase_create("scale");
