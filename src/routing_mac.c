@@ -355,6 +355,10 @@ routing_mac_restore(struct routing *r)
 	    (port = fwd_port_find(r->fwd, FWD_IFACE, only)) == NULL ||
 	    fwd_port_owner(port) == NULL)
 		return;
+	/* A LAN segment's MACs are its forwarder's, which may be another. */
+	if (r->env.port_segment != NULL &&
+	    r->env.port_segment(r->env.arg, only) != NULL)
+		return;
 	for (i = 0; i < r->rec->nmacs; i++) {
 		/* Ours already, or another node's now (it moved meanwhile). */
 		if (routing_mac_local(r, r->rec->macs[i].mac) != NULL ||

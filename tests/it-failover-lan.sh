@@ -139,6 +139,8 @@ wait_for 5 gping lanpc "$IP1" || fail "the LAN host cannot ping the guest throug
 vnetd_restart p2
 wait_link_up host1 p2
 wait_for 10 seg p2 standby p1 || fail "p2 started again does not stand by for p1: $(vctl p2 show interfaces)"
+seg p1 active p1 || fail "p1 gave the segment up on p2's start: $(vctl p1 show interfaces)"
+(($(stat_value p2 macs_restored) == 0)) || fail "p2 took the LAN's MACs back on its restart"
 in_guest lanpc ping -n -c 50 -i 0.01 -W 1 "$IP1" >"$TMPD/restart" 2>&1 || true
 once "$TMPD/restart"
 in_guest lanpc ping -n -b -c 10 -i 0.05 -W 1 "$(guest_ip 255)" >"$TMPD/restart-b" 2>&1 || true
