@@ -138,24 +138,33 @@ wait_for 5 seg p1 active p1 || fail "p1 did not take over from a stopped p2: $(v
 wait_for 5 gping lanpc "$IP1" || fail "the LAN host cannot ping the guest through p1"
 vnetd_restart p2
 wait_link_up host1 p2
-wait_for 10 seg p2 standby p1 || fail "p2 started again does not stand by for p1: $(vctl p2 show interfaces)"
-seg p1 active p1 || fail "p1 gave the segment up on p2's start: $(vctl p1 show interfaces)"
+# One forwarder, p1; or p2, if p1 lost its only link meanwhile (a loaded
+# machine, a sanitizer build: it had no peer, so it gave the segment up).
+one_fwd() { { seg p1 active p1 && seg p2 standby p1; } || { seg p2 active p2 && seg p1 standby p2; }; }
+wait_for 10 one_fwd || fail "no single forwarder after p2's start: $(vctl p1 show interfaces; vctl p2 show interfaces)"
+if ! seg p1 active p1; then
+	grep -c 'segment home: active -> pending: no peer left' "${D_LOG[p1]}" | grep -qx 2 ||
+		fail "p1 gave the segment up on p2's start: $(grep 'segment home' "${D_LOG[p1]}")"
+	say "p1 lost its peer during p2's start: p2 forwards"
+elif ! grep -c 'segment home: pending -> active' "${D_LOG[p1]}" | grep -qx 2; then
+	fail "p1 logged $(grep -c 'segment home: pending -> active' "${D_LOG[p1]}") takeovers, not 2"
+fi
 (($(stat_value p2 macs_restored) == 0)) || fail "p2 took the LAN's MACs back on its restart"
 in_guest lanpc ping -n -c 50 -i 0.01 -W 1 "$IP1" >"$TMPD/restart" 2>&1 || true
 once "$TMPD/restart"
 in_guest lanpc ping -n -b -c 10 -i 0.05 -W 1 "$(guest_ip 255)" >"$TMPD/restart-b" 2>&1 || true
 grep -q 'DUP!' "$TMPD/restart-b" && fail "after p2's restart a broadcast reached the guest twice"
-grep -c 'segment home: pending -> active' "${D_LOG[p1]}" | grep -qx 2 ||
-	fail "p1 logged $(grep -c 'segment home: pending -> active' "${D_LOG[p1]}") takeovers, not 2"
 
 # No loop: nothing went round, and the LAN is quiet once the pings stop.
 for d in p1 p2 host1; do
 	dup=$(stat_value "$d" duplicates)
 	((dup == 0)) || fail "$d dropped $dup frames seen before"
 done
-a=$(iface_field p1 lan frames_in)
+f=p1
+seg p1 active p1 || f=p2
+a=$(iface_field $f lan frames_in)
 sleep 1	# a sample: a storm would show in one idle second
-b=$(iface_field p1 lan frames_in)
-say "p1 captured $((b - a)) frames in an idle second; looped: $(iface_field p1 lan segment_looped) and $(iface_field p2 lan segment_looped); LAN MACs kept from a stale claim: $(stat_value p2 mac_claims_segment_kept) and $(stat_value p1 mac_claims_segment_kept)"
-((b - a < 20)) || fail "p1 captured $((b - a)) frames in an idle second"
+b=$(iface_field $f lan frames_in)
+say "$f captured $((b - a)) frames in an idle second; looped: $(iface_field p1 lan segment_looped) and $(iface_field p2 lan segment_looped); LAN MACs kept from a stale claim: $(stat_value p2 mac_claims_segment_kept) and $(stat_value p1 mac_claims_segment_kept)"
+((b - a < 20)) || fail "$f captured $((b - a)) frames in an idle second"
 pass
