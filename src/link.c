@@ -1071,10 +1071,21 @@ link_dgram_resend(void *arg, const uint8_t *msg, size_t len)
 		(void)conn_add(l->conn, msg, len);
 }
 
+/* The peer is told where its datagrams come from (its candidates). */
+static void
+link_dgram_endpoint(void *arg, const char *addr)
+{
+	struct link	*l = arg;
+
+	if (l->conn != NULL)
+		(void)conn_send_seen(l->conn, WIRE_SEEN_DGRAM, addr);
+}
+
 static const struct udp_path_cbs link_dgram_cbs = {
 	.frame = link_dgram_frame,
 	.changed = link_dgram_changed,
 	.resend = link_dgram_resend,
+	.endpoint = link_dgram_endpoint,
 };
 
 /* An up link whose options ask for datagrams offers them to its peer. */
