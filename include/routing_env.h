@@ -38,6 +38,11 @@ struct routing_env {
 	/* This node's listeners' addresses ("HOST:PORT"), at most max. */
 	size_t		 (*addrs)(void *arg, char (*out)[NODE_ADDR_MAX + 1],
 			    size_t max);
+	/*
+	 * This node's candidates but `advertise` (node.h NODE_SEC_CANDS),
+	 * at most max; NULL: addrs(), each taken as NODE_CAND_HOST.
+	 */
+	size_t		 (*cands)(void *arg, struct node_cand *out, size_t max);
 	/* 1 if a configured link (one with an address to dial) is named so. */
 	int		 (*configured)(void *arg, const char *name);
 	/* Shortcuts: a statement as from vnetctl (link, del-link). */

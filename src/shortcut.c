@@ -180,11 +180,21 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	size_t		 i, n = 0;
 	int		 tls = r->env.tls(r->env.arg);
 
-	for (i = 0; i < rec->naddrs; i++)
+	/*
+	 * Its candidates with a listener there, in the order it gave them
+	 * (advertise, its interfaces, where peers dialled it); a node of an
+	 * older version has only its addresses.
+	 */
+	for (i = 0; i < rec->ncands && n < NODE_ADDRS_MAX; i++)
+		if (node_cand_dialable(rec->cands[i].kind) &&
+		    dialable(rec->cands[i].addr))
+			addrs[n++] = rec->cands[i].addr;
+	for (i = 0; n == 0 && i < rec->naddrs; i++)
 		if (dialable(rec->addrs[i]))
 			addrs[n++] = rec->addrs[i];
 	if (n == 0 || p == NULL) {
-		log_warnx("adapt: node %s gives no address to dial", peer);
+		log_warnx("adapt: node %s gives no address to dial (%u "
+		    "candidates, none with a listener)", peer, rec->ncands);
 		return;
 	}
 	/* TLS with the usual checks unless this node runs without it. */
@@ -197,8 +207,9 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
 		    perr.msg[0] != '\0' ? perr.msg : err);
 	else
-		log_info("adapt: dialling %s at %s%s", peer,
-		    addrs[p->addr % n], tls ? " over TLS" : "");
+		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu)",
+		    peer, addrs[p->addr % n], tls ? " over TLS" : "",
+		    p->addr % n + 1, n);
 }
 
 static void
