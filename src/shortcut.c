@@ -169,6 +169,49 @@ dialable(const char *a)
 	    strncmp(a, "*:", 2) != 0;
 }
 
+/* Where a peer is seen from outside (a NAT's address), or NULL. */
+static const char *
+nat_of(const struct routing_topo *rec)
+{
+	size_t	 i;
+
+	for (i = 0; i < rec->ncands; i++)
+		if (rec->cands[i].kind == NODE_CAND_SEEN_OUT ||
+		    rec->cands[i].kind == NODE_CAND_SEEN_UDP)
+			return rec->cands[i].addr;
+	return NULL;
+}
+
+/*
+ * Why a peer's record gives nothing to dial, in words: a node behind a NAT
+ * has only what its peers see of it, where no listener waits.
+ */
+static void
+why_undialable(const char *peer, const struct routing_topo *rec)
+{
+	char		 seen[3 * (NODE_ADDR_MAX + 12)];
+	size_t		 i, off = 0;
+	int		 w;
+
+	seen[0] = '\0';
+	for (i = 0; i < rec->ncands; i++) {
+		if (node_cand_dialable(rec->cands[i].kind))
+			continue;
+		w = snprintf(seen + off, sizeof(seen) - off, "%s%s %s",
+		    off ? ", " : "", node_cand_name(rec->cands[i].kind),
+		    rec->cands[i].addr);
+		if (w < 0 || (size_t)w >= sizeof(seen) - off)
+			break;
+		off += (size_t)w;
+	}
+	if (off > 0)
+		log_warnx("adapt: node %s gives no address to dial: it is "
+		    "seen behind a NAT (%s), with no listener there; the "
+		    "traffic stays on the relay", peer, seen);
+	else
+		log_warnx("adapt: node %s gives no address to dial", peer);
+}
+
 static void
 dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 {
@@ -193,8 +236,7 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		if (dialable(rec->addrs[i]))
 			addrs[n++] = rec->addrs[i];
 	if (n == 0 || p == NULL) {
-		log_warnx("adapt: node %s gives no address to dial (%u "
-		    "candidates, none with a listener)", peer, rec->ncands);
+		why_undialable(peer, rec);
 		return;
 	}
 	/* TLS with the usual checks unless this node runs without it. */
@@ -207,9 +249,11 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
 		    perr.msg[0] != '\0' ? perr.msg : err);
 	else
-		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu)",
+		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu%s%s)",
 		    peer, addrs[p->addr % n], tls ? " over TLS" : "",
-		    p->addr % n + 1, n);
+		    p->addr % n + 1, n, nat_of(rec) != NULL ?
+		    "; seen behind a NAT at " : "",
+		    nat_of(rec) != NULL ? nat_of(rec) : "");
 }
 
 static void

@@ -25,7 +25,7 @@ command -v iperf3 >/dev/null || skip "iperf3 is missing"
 ROUTING="routing auto
 keepalive 2
 adapt shortcuts yes threshold 2mbit hold 1 idle 30"
-NAT_OUT=10.66.0.9	# the NAT box on the underlay
+NAT_OUT=10.66.0.9	# host3's NAT box on the underlay
 NAT_IN=192.168.50	# behind it
 
 node_conf() {
@@ -36,23 +36,8 @@ node_conf() {
 node_add proxy 1
 node_add host1 2
 node_add host2 3
-# host3 behind the NAT box: nat has u0 on the underlay, i0 toward host3.
-node_add nat 9
-mkns host3
-H3=$(ns host3)
-NATNS=$(ns nat)
-ip -n "$NATNS" link add i0 type veth peer name u0 netns "$H3"
-ip -n "$NATNS" addr add "$NAT_IN.1/24" dev i0
-ip -n "$NATNS" link set i0 up
-ip -n "$H3" addr add "$NAT_IN.2/24" dev u0
-ip -n "$H3" link set u0 up
-ip -n "$H3" route add default via "$NAT_IN.1"
-ip netns exec "$NATNS" sysctl -qw net.ipv4.ip_forward=1
-ip netns exec "$NATNS" iptables -t nat -A POSTROUTING -o u0 -j MASQUERADE
-ip netns exec "$NATNS" iptables -P FORWARD DROP
-ip netns exec "$NATNS" iptables -A FORWARD -i i0 -o u0 -j ACCEPT
-ip netns exec "$NATNS" iptables -A FORWARD -i u0 -o i0 \
-	-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+# host3 behind its own NAT box (lib.sh nat_host_add).
+nat_host_add host3 9 "$NAT_IN"
 
 vnetd_start proxy "$(node_conf proxy)
 set-link host3 transport auto"
