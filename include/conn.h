@@ -261,6 +261,15 @@ void		 conns_free_closing(struct conns *);
 struct conn	*conn_dial(struct conns *, struct link *l, const char *name,
 		    const char *expect, const char *peer, int tls);
 int		 conn_connect(struct conn *, const char *host, uint16_t port);
+/*
+ * The same to a numeric host from local port lport (SO_REUSEPORT, beside
+ * the listener there): the NAT in front keeps the port, the far side's
+ * connect to it meets ours (a TCP simultaneous open).
+ */
+int		 conn_connect_from(struct conn *, const char *host,
+		    uint16_t port, uint16_t lport);
+/* A socket bound to lport of family as conn_connect_from() makes it. */
+int		 conn_socket_from(int family, uint16_t lport);
 /* An accepted connection (over TLS or not): starts its handshake. */
 void		 conn_accept(struct conns *, int fd, const struct sockaddr *,
 		    int socklen, int tls);

@@ -426,6 +426,55 @@ conn_connect(struct conn *c, const char *host, uint16_t port)
 	    AF_UNSPEC, host, port);
 }
 
+int
+conn_socket_from(int family, uint16_t lport)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
+	int			 fd, one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(lport);
+		len = sizeof(struct sockaddr_in);
+	} else {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(lport);
+		len = sizeof(struct sockaddr_in6);
+	}
+	if ((fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == -1 ||
+	    bind(fd, (struct sockaddr *)&ss, len) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+conn_connect_from(struct conn *c, const char *host, uint16_t port,
+    uint16_t lport)
+{
+	struct sockaddr_storage	 ss;
+	int			 len = sizeof(ss), fd;
+	char			 hp[STMT_HOST_MAX + 16];
+
+	snprintf(hp, sizeof(hp), strchr(host, ':') != NULL ? "[%s]:%u" :
+	    "%s:%u", host, port);
+	if (evutil_parse_sockaddr_port(hp, (struct sockaddr *)&ss, &len) == -1 ||
+	    (fd = conn_socket_from(ss.ss_family, lport)) == -1)
+		return -1;
+	if (bufferevent_setfd(c->bev, fd) == -1) {
+		close(fd);
+		return -1;
+	}
+	return bufferevent_socket_connect(c->bev, (struct sockaddr *)&ss, len);
+}
+
 static void
 keepalive_cb(evutil_socket_t fd, short ev, void *arg)
 {

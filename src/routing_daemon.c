@@ -6,10 +6,12 @@
 #include <netinet/in.h>
 #include <ifaddrs.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -18,16 +20,35 @@
 #include "daemon.h"
 #include "link.h"
 #include "listen.h"
+#include "log.h"
 #include "routing.h"
 #include "routing_daemon.h"
 #include "shortcut.h"
 #include "sw.h"
 #include "wire.h"
 
+/*
+ * Holes being punched (shortcut.h): a connection from the listener's port
+ * toward a peer's NAT, at most one per peer and RD_PUNCH_MAX in all, each
+ * given RD_PUNCH_MS to meet the peer's.
+ */
+#define RD_PUNCH_MAX	8
+#define RD_PUNCH_MS	4000
+
+struct rd_punch {
+	struct routing_daemon	*rd;
+	char			 node[NODE_NAME_MAX + 1];
+	int			 fd;		/* -1: a free slot */
+	struct event		*ev;
+	struct sockaddr_storage	 to;
+	socklen_t		 tolen;
+};
+
 struct routing_daemon {
 	struct vnetd	*d;
 	struct routing	*r;
 	struct event	*ev;		/* routing_poll() */
+	struct rd_punch	 punch[RD_PUNCH_MAX];
 };
 
 /* The env: what the control plane may ask of the daemon. */
@@ -284,6 +305,86 @@ rd_cands(void *arg, struct node_cand *out, size_t max)
 	return c.n;
 }
 
+static void
+rd_punch_end(struct rd_punch *p)
+{
+	if (p->ev != NULL)
+		event_free(p->ev);
+	p->ev = NULL;
+	if (p->fd != -1)
+		close(p->fd);
+	p->fd = -1;
+}
+
+static void
+rd_punch_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct rd_punch	*p = arg;
+	struct routing_daemon *rd = p->rd;
+	char		 a[INET6_ADDRSTRLEN + 8];
+	int		 err = 0;
+	socklen_t	 len = sizeof(err);
+
+	conn_addr_text((struct sockaddr *)&p->to, a, sizeof(a));
+	if ((ev & EV_TIMEOUT) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
+	    &len) == -1 || err != 0) {
+		log_debug("adapt: no hole toward %s at %s yet: %s", p->node, a,
+		    ev & EV_TIMEOUT ? "no answer" : strerror(err));
+		rd_punch_end(p);
+		return;
+	}
+	log_info("adapt: hole toward %s punched: a connection with %s, "
+	    "taken as the peer's shortcut", p->node, a);
+	event_free(p->ev);
+	p->ev = NULL;
+	p->fd = -1;
+	links_accept(&rd->d->links, fd, (struct sockaddr *)&p->to,
+	    (int)p->tolen, rd->d->tls_cert[0] != '\0');
+}
+
+static void
+rd_punch(void *arg, const char *node, const char *addr, uint16_t lport)
+{
+	struct routing_daemon	*rd = arg;
+	struct rd_punch		*p, *slot = NULL;
+	struct timeval		 tv = { RD_PUNCH_MS / 1000,
+				    RD_PUNCH_MS % 1000 * 1000 };
+	int			 len = sizeof(p->to);
+	size_t			 i;
+
+	for (i = 0; i < RD_PUNCH_MAX; i++) {
+		p = &rd->punch[i];
+		if (p->fd != -1 && strcmp(p->node, node) == 0)
+			return;		/* one at a time */
+		if (p->fd == -1 && slot == NULL)
+			slot = p;
+	}
+	if ((p = slot) == NULL)
+		return;
+	memset(&p->to, 0, sizeof(p->to));
+	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&p->to,
+	    &len) == -1)
+		return;
+	p->tolen = (socklen_t)len;
+	p->rd = rd;
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	if ((p->fd = conn_socket_from(p->to.ss_family, lport)) == -1) {
+		log_warn("adapt: a socket on port %u to punch toward %s",
+		    lport, node);
+		return;
+	}
+	if ((connect(p->fd, (struct sockaddr *)&p->to, p->tolen) == -1 &&
+	    errno != EINPROGRESS) ||
+	    (p->ev = event_new(rd->d->base, p->fd, EV_WRITE, rd_punch_cb,
+	    p)) == NULL || event_add(p->ev, &tv) == -1) {
+		log_warn("adapt: punching toward %s at %s", node, addr);
+		rd_punch_end(p);
+		return;
+	}
+	log_info("adapt: punching toward %s at %s from port %u", node, addr,
+	    lport);
+}
+
 static int
 rd_configured(void *arg, const char *name)
 {
@@ -492,7 +593,10 @@ static void
 rd_mod_free(void *arg)
 {
 	struct routing_daemon	*rd = arg;
+	size_t			 i;
 
+	for (i = 0; i < RD_PUNCH_MAX; i++)
+		rd_punch_end(&rd->punch[i]);
 	if (rd->d->sw != NULL)
 		sw_set_hooks(rd->d->sw, NULL);
 	routing_free(rd->r);
@@ -509,6 +613,7 @@ routing_daemon_add(struct vnetd *d)
 		.now_ms = rd_now, .wall_ms = rd_wall, .arm = rd_arm,
 		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
 		.ifaces = rd_ifaces, .addrs = rd_addrs, .cands = rd_cands,
+		.punch = rd_punch,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
 		.tls_ctx = rd_tls_ctx,
 	};
@@ -524,10 +629,13 @@ routing_daemon_add(struct vnetd *d)
 		.free = rd_mod_free,
 	};
 	struct sw_hooks		 hooks;
+	size_t			 i;
 
 	if ((rd = calloc(1, sizeof(*rd))) == NULL)
 		return -1;
 	rd->d = d;
+	for (i = 0; i < RD_PUNCH_MAX; i++)
+		rd->punch[i].fd = -1;
 	env.arg = rd;
 	m.arg = rd;
 	if ((rd->r = routing_new(&env, d->fwd)) == NULL ||

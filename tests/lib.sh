@@ -205,7 +205,7 @@ node_add() {
 # nat_host_add NAME IDX NET: a namespace for a daemon behind its own NAT
 # box: the box (namespace nat-NAME) is on the underlay as 10.66.0.IDX and
 # masquerades NET.0/24 behind it (iptables MASQUERADE; only established and
-# related traffic forwarded in, as a home router does); the daemon's
+# related traffic forwarded in or taken, as a home router does); the daemon's
 # namespace has NET.2, its default route via the box's NET.1.
 nat_host_add() {
 	local name=$1 idx=$2 net=$3 box h
@@ -225,6 +225,10 @@ nat_host_add() {
 	ip netns exec "$box" iptables -A FORWARD -i i0 -o u0 -j ACCEPT
 	ip netns exec "$box" iptables -A FORWARD -i u0 -o i0 \
 		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	# Nothing unasked for reaches the box itself either (no RST back).
+	ip netns exec "$box" iptables -A INPUT -i u0 \
+		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	ip netns exec "$box" iptables -A INPUT -i u0 -j DROP
 	NODE_ADDR[$name]="$net.2"
 }
 
