@@ -206,9 +206,12 @@ node_add() {
 # box: the box (namespace nat-NAME) is on the underlay as 10.66.0.IDX and
 # masquerades NET.0/24 behind it (iptables MASQUERADE; only established and
 # related traffic forwarded in or taken, as a home router does); the daemon's
-# namespace has NET.2, its default route via the box's NET.1.
+# namespace has NET.2, its default route via the box's NET.1.  With a
+# fourth word "symmetric" the box gives every flow a random port of its
+# own (MASQUERADE --random-fully), as a symmetric NAT does.
 nat_host_add() {
-	local name=$1 idx=$2 net=$3 box h
+	local name=$1 idx=$2 net=$3 box h random=()
+	[[ ${4:-} == symmetric ]] && random=(--random-fully)
 	node_add "nat-$name" "$idx"
 	box=$(ns "nat-$name")
 	mkns "$name"
@@ -220,7 +223,7 @@ nat_host_add() {
 	ip -n "$h" link set u0 up
 	ip -n "$h" route add default via "$net.1"
 	ip netns exec "$box" sysctl -qw net.ipv4.ip_forward=1
-	ip netns exec "$box" iptables -t nat -A POSTROUTING -o u0 -j MASQUERADE
+	ip netns exec "$box" iptables -t nat -A POSTROUTING -o u0 -j MASQUERADE "${random[@]}"
 	ip netns exec "$box" iptables -P FORWARD DROP
 	ip netns exec "$box" iptables -A FORWARD -i i0 -o u0 -j ACCEPT
 	ip netns exec "$box" iptables -A FORWARD -i u0 -o i0 \
