@@ -89,6 +89,26 @@ check_probe(const uint8_t *p, size_t n)
 		abort();
 }
 
+static void
+check_seen(const uint8_t *p, size_t n)
+{
+	struct wire_seen	 s, again;
+	uint8_t			 buf[WIRE_HDR_LEN + 2 + WIRE_SEEN_ADDR_MAX];
+	const char		*why = NULL;
+	size_t			 len;
+
+	if (wire_seen_decode(p, n, &s, &why) == -1) {
+		if (why == NULL)
+			abort();
+		return;
+	}
+	if ((len = wire_seen_encode(buf, &s)) != WIRE_HDR_LEN + n ||
+	    memcmp(buf + WIRE_HDR_LEN, p, n) != 0 ||
+	    wire_seen_decode(buf + WIRE_HDR_LEN, n, &again, &why) == -1 ||
+	    memcmp(&s, &again, sizeof(s)) != 0)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -124,6 +144,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (h.len != WIRE_PROBE_LEN)
 				abort();
 			check_probe(data + off, h.len);
+			break;
+		case WIRE_SEEN:
+			if (h.len < 3 || h.len > 2 + WIRE_SEEN_ADDR_MAX)
+				abort();
+			check_seen(data + off, h.len);
 			break;
 		case WIRE_NODE:
 			/* A record: its decoder is fuzz_node's. */

@@ -163,6 +163,11 @@ struct conn {
 	uint32_t		 caps;		/* ours, as our hello said */
 	uint16_t		 hello_extra;	/* caps of this connection only */
 	uint64_t		 up_since;	/* ms */
+	/*
+	 * Where the peer sees this side (its SEEN messages, wire.h), ""
+	 * until it says: [0] the connection's near end, [1] our datagrams.
+	 */
+	char			 seen[2][WIRE_SEEN_ADDR_MAX + 1];
 	struct event		*ev_keepalive;
 	struct event		*ev_deadline;	/* handshake, until UP */
 	struct event		*ev_read;	/* the socket's (not a plain bev's) */
@@ -256,6 +261,15 @@ void		 conns_free_closing(struct conns *);
 struct conn	*conn_dial(struct conns *, struct link *l, const char *name,
 		    const char *expect, const char *peer, int tls);
 int		 conn_connect(struct conn *, const char *host, uint16_t port);
+/*
+ * The same to a numeric host from local port lport (SO_REUSEPORT, beside
+ * the listener there): the NAT in front keeps the port, the far side's
+ * connect to it meets ours (a TCP simultaneous open).
+ */
+int		 conn_connect_from(struct conn *, const char *host,
+		    uint16_t port, uint16_t lport);
+/* A socket bound to lport of family as conn_connect_from() makes it. */
+int		 conn_socket_from(int family, uint16_t lport);
 /* An accepted connection (over TLS or not): starts its handshake. */
 void		 conn_accept(struct conns *, int fd, const struct sockaddr *,
 		    int socklen, int tls);
@@ -305,6 +319,13 @@ int		 conn_send_node(struct conn *, const uint8_t *p, size_t n);
 int		 conn_send_dgram(struct conn *, const struct wire_dgram *);
 /* A PROBE: 0, or -1 if the peer takes none or the output is backed up. */
 int		 conn_send_probe(struct conn *, const struct wire_probe *);
+/*
+ * Tells the peer where it is seen (kind WIRE_SEEN_*, addr "HOST:PORT"),
+ * if its hello asked for it: 0, or -1 when not sent.
+ */
+int		 conn_send_seen(struct conn *, uint8_t kind, const char *addr);
+/* "HOST:PORT" of a socket address (IPv6 in brackets, mapped IPv4 plain). */
+const char	*conn_addr_text(const struct sockaddr *, char *, size_t);
 
 /* For the transports (conn.c, conn_tls.c). */
 int		 conn_read_start(struct conn *, const struct timeval *timeout);

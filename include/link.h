@@ -124,6 +124,7 @@ struct link {
 	struct event		*ev_pace;	/* the shaper's wake-up */
 	struct udp_path		*dpath;		/* datagrams (udp.h), or NULL */
 	int			 tls;		/* configured with tls */
+	uint16_t		 from_port;	/* dial from it; 0: any */
 	char			 peer[STMT_NAME_MAX + 1];	/* "" = name */
 	/* Why it is as it is, for `show links` and `show link`: */
 	uint64_t		 state_since;	/* ms, the last change of state */

@@ -39,6 +39,13 @@
  *                           that many bytes; type NODE_ADDR_HOSTPORT is a
  *                           printable "HOST:PORT" to dial; other types
  *                           are skipped (kept in the record)
+ *   NODE_SEC_CANDS  (topo)  n times: u8 kind, u8 length 1..NODE_ADDR_MAX,
+ *                           that many printable bytes "HOST:PORT" (a
+ *                           numeric address): where the node may be
+ *                           reached, and how it knows (NODE_CAND_*); a
+ *                           kind this version does not know is skipped
+ *                           (kept in the record).  NODE_SEC_ADDRS says
+ *                           the dialable ones again for older nodes
  *   NODE_SEC_FLAGS  (topo)  u32: NODE_F_TRAFFIC (send me your traffic
  *                           rows), NODE_F_ADAPT (send me your rows toward
  *                           me: my shortcuts weigh them); other bits 0
@@ -81,8 +88,8 @@
  * or a version other than 2.  Refused and counted, the link staying: a
  * well-formed record over a limit (more than NODE_LINKS_MAX links,
  * NODE_PAGE_MACS MACs in a page, a page id of NODE_MAC_PAGES or more,
- * NODE_ADDRS_MAX addresses, NODE_SEGS_MAX segments, NODE_ROWS_MAX rows of
- * either kind,
+ * NODE_ADDRS_MAX addresses, NODE_CANDS_MAX candidates, NODE_SEGS_MAX
+ * segments, NODE_ROWS_MAX rows of either kind,
  * NODE_RECORD_MAX bytes, a certificate over NODE_CERT_MAX bytes, a
  * sequence above NODE_SEQ_MAX), or of a kind this version does not know.
  *
@@ -136,6 +143,7 @@
 #define NODE_MAC_PAGES		8
 #define NODE_MACS_MAX		(NODE_PAGE_MACS * NODE_MAC_PAGES)	/* 256 */
 #define NODE_ADDRS_MAX		8
+#define NODE_CANDS_MAX		16
 #define NODE_ROWS_MAX		32
 #define NODE_RECORD_MAX		(48 * 1024)
 #define NODE_SEQ_MAX		(1ULL << 52)
@@ -160,13 +168,44 @@ enum node_sec {
 	NODE_SEC_TO = 5,
 	NODE_SEC_PAIRS = 6,
 	NODE_SEC_DSTS = 7,
-	/* 8 is reserved */
+	NODE_SEC_CANDS = 8,
 	NODE_SEC_CERT = 9,
 	NODE_SEC_SEGS = 10,
 	NODE_SEC_SIG = 255,
 };
 
 #define NODE_ADDR_HOSTPORT	1
+
+/*
+ * How a node knows a candidate address of its own (NODE_SEC_CANDS):
+ *   HOST       an address of one of its interfaces that a listener is on
+ *              (a wildcard listener's: each interface address but
+ *              loopback and link-local), at the listener's port
+ *   ADVERTISE  what its `advertise` says
+ *   SEEN_IN    a peer dialled it there: its listener as seen from
+ *              outside (a port forward, a 1:1 NAT)
+ *   SEEN_OUT   where a peer sees its outgoing connections come from: its
+ *              public address behind a NAT, with the NAT's port for that
+ *              one connection (not a listener)
+ *   SEEN_UDP   where a peer sees its datagrams come from: the NAT's
+ *              binding of its listener's UDP port, what a datagram path
+ *              (and a punched hole) would be sent to
+ * The SEEN kinds are what its peers tell it (WIRE_SEEN, wire.h), as STUN
+ * tells a client its reflexive address.
+ */
+enum node_cand_kind {
+	NODE_CAND_HOST = 1,
+	NODE_CAND_ADVERTISE = 2,
+	NODE_CAND_SEEN_IN = 3,
+	NODE_CAND_SEEN_OUT = 4,
+	NODE_CAND_SEEN_UDP = 5,
+};
+#define NODE_CAND_KINDS		5
+
+struct node_cand {
+	uint8_t		kind;
+	char		addr[NODE_ADDR_MAX + 1];
+};
 
 /* NODE_SEC_FLAGS */
 #define NODE_F_TRAFFIC		0x1
@@ -221,7 +260,7 @@ struct node_rec {
 	uint16_t	 lifetime;
 	uint32_t	 flags;				/* topo */
 	char		 to[NODE_NAME_MAX + 1];		/* traffic */
-	uint16_t	 nlinks, nmacs, naddrs, nrows, ndsts, nsegs;
+	uint16_t	 nlinks, nmacs, naddrs, ncands, nrows, ndsts, nsegs;
 	uint16_t	 unknown;	/* sections, addresses skipped (not encoded) */
 	size_t		 signed_len;	/* bytes before NODE_SEC_SIG; 0: none */
 	size_t		 sig_off, sig_len;	/* its body, in the bytes */
@@ -229,6 +268,7 @@ struct node_rec {
 	struct node_link links[NODE_LINKS_MAX];
 	struct node_mac	 macs[NODE_PAGE_MACS];
 	char		 addrs[NODE_ADDRS_MAX][NODE_ADDR_MAX + 1];
+	struct node_cand cands[NODE_CANDS_MAX];
 	struct node_seg	 segs[NODE_SEGS_MAX];		/* topo */
 	struct node_row	 rows[NODE_ROWS_MAX];
 	struct node_dst	 dsts[NODE_ROWS_MAX];
@@ -254,5 +294,9 @@ int	node_peek(const uint8_t *p, size_t n, struct node_hdr *h,
 /* Sets the hops field of a traffic report in place (n >= NODE_HDR_MIN). */
 void	node_set_hops(uint8_t *p, size_t n, uint16_t hops);
 const char *node_kind_name(unsigned int kind);
+/* "host", "advertise", "seen-in", "seen-out", "seen-udp"; "?" */
+const char *node_cand_name(unsigned int kind);
+/* 1 if a TCP listener is expected at a candidate of that kind. */
+int	node_cand_dialable(unsigned int kind);
 
 #endif

@@ -38,6 +38,20 @@ struct routing_env {
 	/* This node's listeners' addresses ("HOST:PORT"), at most max. */
 	size_t		 (*addrs)(void *arg, char (*out)[NODE_ADDR_MAX + 1],
 			    size_t max);
+	/*
+	 * This node's candidates but `advertise` (node.h NODE_SEC_CANDS),
+	 * at most max; NULL: addrs(), each taken as NODE_CAND_HOST.
+	 */
+	size_t		 (*cands)(void *arg, struct node_cand *out, size_t max);
+	/*
+	 * A hole toward node's NAT: connect from local port lport to addr
+	 * ("HOST:PORT") and, once through, take the connection as one
+	 * accepted (its TLS server side), as the peer's dial from its own
+	 * listener's port meets ours.  At most one at a time per node; NULL:
+	 * no punching.
+	 */
+	void		 (*punch)(void *arg, const char *node, const char *addr,
+			    uint16_t lport);
 	/* 1 if a configured link (one with an address to dial) is named so. */
 	int		 (*configured)(void *arg, const char *name);
 	/* Shortcuts: a statement as from vnetctl (link, del-link). */

@@ -43,6 +43,8 @@ struct routing_topo {
 	struct node_seg		 segs[NODE_SEGS_MAX];
 	struct node_link	*links;
 	char			(*addrs)[NODE_ADDR_MAX + 1];
+	uint16_t		 ncands;
+	struct node_cand	*cands;
 };
 
 struct routing_page {
@@ -164,6 +166,9 @@ struct routing {
 	unsigned int		 refresh;	/* s; 0: the default */
 	int			 has_advertise;
 	struct stmt_hostport	 advertise;
+	/* The candidates our topology record says now. */
+	struct node_cand	 cands[NODE_CANDS_MAX];
+	size_t			 ncands;
 
 	struct nodedb		*db;
 	struct nodesig		*sig;		/* checked records, certificates */
@@ -244,6 +249,8 @@ int		 routing_flood_input(struct routing *, struct routing_nbr *,
 		    const uint8_t *p, size_t n, const char **why);
 void		 routing_flood_late(struct routing *);
 void		 routing_flood_tick(struct routing *);
+/* Our candidates now (out: NODE_CANDS_MAX), `advertise` first. */
+size_t		 routing_flood_cands(struct routing *, struct node_cand *out);
 /*
  * Signs our record in p (n bytes, NODE_RECORD_MAX of room) on a TLS
  * network: the length to send, n on a plain one, 0 if it cannot be sent.

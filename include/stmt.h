@@ -331,6 +331,12 @@ struct stmt {
 								   "": none */
 	/* link, set-link: the options given (STMT_LOPT_*), and their values */
 	unsigned int		lopts;
+	/*
+	 * link made by adapt only, never parsed or printed: dial from this
+	 * local port (the listener's), so that a NAT keeps it: a punched
+	 * hole (shortcut.h); 0: any port.
+	 */
+	uint16_t		from_port;
 	uint64_t		rate;			/* bit/s; 0: none */
 	enum stmt_aqm		aqm;
 	uint32_t		aqm_target;		/* us */

@@ -137,6 +137,8 @@ struct udp_path_cbs {
 	void	 (*changed)(void *arg);
 	/* A wire message to send again by the connection (see above). */
 	void	 (*resend)(void *arg, const uint8_t *msg, size_t len);
+	/* The peer's datagrams came from a new address ("HOST:PORT"). */
+	void	 (*endpoint)(void *arg, const char *addr);
 };
 
 /* The daemon's UDP side. */

@@ -35,6 +35,16 @@
  *              the secret the peer's datagrams must carry (zero over TLS,
  *              whose keys come from the session's exporter).  Sent only
  *              to a peer whose hello announced WIRE_CAP_DGRAM.
+ *   SEEN       where this side sees the peer, as STUN tells a client its
+ *              reflexive address: u8 kind (1: the connection's far end,
+ *              as getpeername() gives it; 2: where the peer's datagrams
+ *              come from), u8 length 1..WIRE_SEEN_ADDR_MAX, that many
+ *              printable bytes "HOST:PORT" (a numeric address, IPv6 in
+ *              brackets).  Sent once the hellos are through, and again
+ *              when it changes, only to a peer whose hello announced
+ *              WIRE_CAP_SEEN; the peer publishes it among its candidates
+ *              (node.h NODE_SEC_CANDS).  A kind it does not know it
+ *              ignores.
  *
  * A header with an unknown type, non-zero reserved byte or flags, or a length
  * out of range for its type is malformed: the link is closed.
@@ -86,6 +96,7 @@
  */
 #define WIRE_CAP_SIGNED		0x0040
 #define WIRE_CAP_LIVENESS	0x0080	/* takes PROBE messages */
+#define WIRE_CAP_SEEN		0x0100	/* takes SEEN messages */
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -96,6 +107,16 @@ enum wire_type {
 	WIRE_DGRAM = 6,
 	/* 7 is JOIN's */
 	WIRE_PROBE = 8,
+	WIRE_SEEN = 9,
+};
+
+#define WIRE_SEEN_ADDR_MAX	63
+#define WIRE_SEEN_CONN		1
+#define WIRE_SEEN_DGRAM		2
+
+struct wire_seen {
+	uint8_t		kind;
+	char		addr[WIRE_SEEN_ADDR_MAX + 1];
 };
 
 #define WIRE_DGRAM_LEN		24
@@ -172,6 +193,11 @@ int	wire_probe_decode(const uint8_t *p, size_t n, struct wire_probe *pr,
 /* Header and payload: WIRE_HDR_LEN + WIRE_PROBE_LEN bytes. */
 void	wire_probe_encode(uint8_t *out, const struct wire_probe *pr);
 
+int	wire_seen_decode(const uint8_t *p, size_t n, struct wire_seen *s,
+	    const char **why);
+/* Header and payload; returns the length, or 0 if s->addr is empty or long. */
+size_t	wire_seen_encode(uint8_t out[WIRE_HDR_LEN + 2 + WIRE_SEEN_ADDR_MAX],
+	    const struct wire_seen *s);
 /* A message without payload (KEEPALIVE, BYE): WIRE_HDR_LEN bytes. */
 void	wire_empty_encode(uint8_t out[WIRE_HDR_LEN], enum wire_type type);
 

@@ -1,7 +1,12 @@
+#include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <net/if.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -298,6 +303,71 @@ config_loopback(const char *host)
 	    strcmp(host, "localhost") == 0;
 }
 
+/* Up interface addresses but loopback and IPv6 link-local, of a family. */
+static int
+config_iface_addrs(int v4, int v6)
+{
+	struct ifaddrs	*ifa, *i;
+	int		 n = 0;
+
+	if (getifaddrs(&ifa) == -1)
+		return -1;
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || !(i->ifa_flags & IFF_UP) ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if ((i->ifa_addr->sa_family == AF_INET && v4) ||
+		    (i->ifa_addr->sa_family == AF_INET6 && v6 &&
+		    !IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)
+		    (void *)i->ifa_addr)->sin6_addr)))
+			n++;
+	}
+	freeifaddrs(ifa);
+	return n;
+}
+
+/*
+ * Under routing auto a wildcard listener publishes this machine's
+ * interface addresses (node.h NODE_SEC_CANDS): with none of them and no
+ * advertise, peers learn no address to dial but what they see of it.
+ */
+static void
+config_warn_publish(const struct config *cf,
+    void (*warnf)(const char *, void *), void *arg)
+{
+	const struct stmt	*st;
+	size_t			 i;
+	int			 routing = 0, advertise = 0, v4, v6;
+	char			 buf[STMT_HOST_MAX + 10];
+
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind == STMT_ROUTING)
+			routing = cf->lines.v[i].u.st->flag;
+		else if (cf->lines.v[i].kind == STMT_ADVERTISE)
+			advertise = 1;
+	}
+	if (!routing || advertise)
+		return;
+	for (i = 0; i < cf->lines.n; i++) {
+		if (cf->lines.v[i].kind != STMT_LISTEN)
+			continue;
+		st = cf->lines.v[i].u.st;
+		v4 = strcmp(st->addr.host, "*") == 0 ||
+		    strcmp(st->addr.host, "0.0.0.0") == 0 ||
+		    strcmp(st->addr.host, "::") == 0;
+		v6 = strcmp(st->addr.host, "*") == 0 ||
+		    strcmp(st->addr.host, "::") == 0;
+		if ((!v4 && !v6) || config_iface_addrs(v4, v6) != 0)
+			continue;
+		report(warnf, arg, cf->file, cf->lines.v[i].line, "warning: "
+		    "listen %s under routing auto: this machine has no "
+		    "interface address but loopback to publish for it, and "
+		    "there is no advertise: peers can dial this node only "
+		    "where they see its connections come from",
+		    stmt_hostport_format(&st->addr, buf, sizeof(buf)));
+	}
+}
+
 void
 config_warnings(const struct config *cf, void (*warnf)(const char *, void *),
     void *arg)
@@ -326,6 +396,7 @@ config_warnings(const struct config *cf, void (*warnf)(const char *, void *),
 			    "anyone at an allowed address can join the network "
 			    "unauthenticated and unencrypted; use tls", buf);
 	}
+	config_warn_publish(cf, warnf, arg);
 }
 
 /*

@@ -291,6 +291,71 @@ conn_send_probe(struct conn *c, const struct wire_probe *pr)
 	return 0;
 }
 
+int
+conn_send_seen(struct conn *c, uint8_t kind, const char *addr)
+{
+	uint8_t		 buf[WIRE_HDR_LEN + 2 + WIRE_SEEN_ADDR_MAX];
+	struct wire_seen s;
+	size_t		 n;
+
+	memset(&s, 0, sizeof(s));
+	s.kind = kind;
+	snprintf(s.addr, sizeof(s.addr), "%s", addr);
+	if (c->closing || c->state != CONN_UP ||
+	    !(c->hello.caps & WIRE_CAP_SEEN) ||
+	    (n = wire_seen_encode(buf, &s)) == 0 ||
+	    conn_out_len(c) + n > c->io->node_out_max)
+		return -1;
+	conn_write(c, buf, n);
+	return 0;
+}
+
+const char *
+conn_addr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char	 host[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+			inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], host,
+			    sizeof(host));
+			snprintf(buf, len, "%s:%u", host,
+			    ntohs(in6->sin6_port));
+		} else {
+			inet_ntop(AF_INET6, &in6->sin6_addr, host,
+			    sizeof(host));
+			snprintf(buf, len, "[%s]:%u", host,
+			    ntohs(in6->sin6_port));
+		}
+	} else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* The peer is told where its connection comes from (or went to). */
+static void
+conn_tell_seen(struct conn *c)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	char			 a[INET6_ADDRSTRLEN + 8];
+
+	if (!(c->hello.caps & WIRE_CAP_SEEN) ||
+	    getpeername(bufferevent_getfd(c->bev), (struct sockaddr *)&ss,
+	    &len) == -1 ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+		return;
+	(void)conn_send_seen(c, WIRE_SEEN_CONN,
+	    conn_addr_text((struct sockaddr *)&ss, a, sizeof(a)));
+}
+
 /*
  * Starts reading.  The socket is read here, not by the bufferevent, into
  * the connection's own buffer, so that a read takes what the kernel has
@@ -361,6 +426,55 @@ conn_connect(struct conn *c, const char *host, uint16_t port)
 	    AF_UNSPEC, host, port);
 }
 
+int
+conn_socket_from(int family, uint16_t lport)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
+	int			 fd, one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(lport);
+		len = sizeof(struct sockaddr_in);
+	} else {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(lport);
+		len = sizeof(struct sockaddr_in6);
+	}
+	if ((fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == -1 ||
+	    bind(fd, (struct sockaddr *)&ss, len) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+conn_connect_from(struct conn *c, const char *host, uint16_t port,
+    uint16_t lport)
+{
+	struct sockaddr_storage	 ss;
+	int			 len = sizeof(ss), fd;
+	char			 hp[STMT_HOST_MAX + 16];
+
+	snprintf(hp, sizeof(hp), strchr(host, ':') != NULL ? "[%s]:%u" :
+	    "%s:%u", host, port);
+	if (evutil_parse_sockaddr_port(hp, (struct sockaddr *)&ss, &len) == -1 ||
+	    (fd = conn_socket_from(ss.ss_family, lport)) == -1)
+		return -1;
+	if (bufferevent_setfd(c->bev, fd) == -1) {
+		close(fd);
+		return -1;
+	}
+	return bufferevent_socket_connect(c->bev, (struct sockaddr *)&ss, len);
+}
+
 static void
 keepalive_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -402,6 +516,7 @@ conn_established(struct conn *c)
 	c->ev_keepalive = event_new(cs->base, -1, EV_PERSIST, keepalive_cb, c);
 	if (c->ev_keepalive != NULL)
 		event_add(c->ev_keepalive, &tv);
+	conn_tell_seen(c);
 	cs->cbs->established(cs->arg, c);
 	return 0;
 }
@@ -544,6 +659,7 @@ conn_input(struct conn *c)
 	struct wire_frame f;
 	struct wire_dgram dg;
 	struct wire_probe pr;
+	struct wire_seen seen;
 	const uint8_t	*p;
 	const char	*why;
 	size_t		 avail;
@@ -613,6 +729,21 @@ conn_input(struct conn *c)
 				break;
 			}
 			log_warnx("%s: malformed probe: %s", c->peer, why);
+			conn_close(c, why, 1);
+			return -1;
+		case WIRE_SEEN:
+			if (!(c->caps & WIRE_CAP_SEEN))
+				why = "address report, but none was asked for";
+			else if (wire_seen_decode(p, h.len, &seen, &why) == 0) {
+				/* A kind of a later version says nothing here. */
+				if (seen.kind == WIRE_SEEN_CONN ||
+				    seen.kind == WIRE_SEEN_DGRAM)
+					memcpy(c->seen[seen.kind - 1],
+					    seen.addr, sizeof(seen.addr));
+				break;
+			}
+			log_warnx("%s: malformed address report: %s", c->peer,
+			    why);
 			conn_close(c, why, 1);
 			return -1;
 		case WIRE_BYE:

@@ -302,6 +302,7 @@ link_add(struct links *lks, const struct stmt *st, char *err, size_t errlen)
 	l->configured = 1;
 	l->addr = st->addr;
 	l->tls = st->tls;
+	l->from_port = st->from_port;
 	snprintf(l->peer, sizeof(l->peer), "%s", st->peer);
 	if (link_queue_set(l, st->queue != 0 ? st->queue :
 	    LINK_QUEUE_DEFAULT) == -1)
@@ -566,7 +567,9 @@ link_dial(struct link *l)
 	link_set_state(l, LINK_CONNECTING, NULL);
 	log_debug("link %s: connecting to %s%s", l->name, c->peer,
 	    l->tls ? " (TLS)" : "");
-	if (conn_connect(c, l->addr.host, l->addr.port) == -1) {
+	if ((l->from_port != 0 ? conn_connect_from(c, l->addr.host,
+	    l->addr.port, l->from_port) : conn_connect(c, l->addr.host,
+	    l->addr.port)) == -1) {
 		l->dialing = NULL;
 		c->link = NULL;
 		conn_free(c);
@@ -1071,10 +1074,21 @@ link_dgram_resend(void *arg, const uint8_t *msg, size_t len)
 		(void)conn_add(l->conn, msg, len);
 }
 
+/* The peer is told where its datagrams come from (its candidates). */
+static void
+link_dgram_endpoint(void *arg, const char *addr)
+{
+	struct link	*l = arg;
+
+	if (l->conn != NULL)
+		(void)conn_send_seen(l->conn, WIRE_SEEN_DGRAM, addr);
+}
+
 static const struct udp_path_cbs link_dgram_cbs = {
 	.frame = link_dgram_frame,
 	.changed = link_dgram_changed,
 	.resend = link_dgram_resend,
+	.endpoint = link_dgram_endpoint,
 };
 
 /* An up link whose options ask for datagrams offers them to its peer. */

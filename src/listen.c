@@ -121,6 +121,12 @@ listener_bind(struct listeners *set, struct listener *ls,
 		return NULL;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/*
+	 * A shortcut through NAT dials from the listener's port, which the
+	 * NAT keeps (conn_connect_from()); the kernel gives an incoming SYN
+	 * to the connecting socket its addresses name before any listener.
+	 */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	/* "*" binds both families on their own sockets. */
 	if (ai->ai_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,

@@ -125,6 +125,26 @@ node_kind_name(unsigned int kind)
 	return "?";
 }
 
+const char *
+node_cand_name(unsigned int kind)
+{
+	switch (kind) {
+	case NODE_CAND_HOST:		return "host";
+	case NODE_CAND_ADVERTISE:	return "advertise";
+	case NODE_CAND_SEEN_IN:		return "seen-in";
+	case NODE_CAND_SEEN_OUT:	return "seen-out";
+	case NODE_CAND_SEEN_UDP:	return "seen-udp";
+	}
+	return "?";
+}
+
+int
+node_cand_dialable(unsigned int kind)
+{
+	return kind == NODE_CAND_HOST || kind == NODE_CAND_ADVERTISE ||
+	    kind == NODE_CAND_SEEN_IN;
+}
+
 /* One count more, refused over max. */
 static int
 more(uint16_t *n, size_t max, const char *over, const char **why)
@@ -205,6 +225,38 @@ sec_segs(struct rbuf *s, struct node_rec *r, const char **why)
 }
 
 static int
+sec_cands(struct rbuf *s, struct node_rec *r, const char **why)
+{
+	struct node_cand *c;
+	const uint8_t	*a;
+	uint8_t		 kind, len;
+	size_t		 j;
+	int		 v;
+
+	while (rbuf_left(s) > 0) {
+		if (rbuf_get_u8(s, &kind) == -1 || rbuf_get_u8(s, &len) == -1 ||
+		    len == 0 || len > NODE_ADDR_MAX ||
+		    rbuf_get_ptr(s, len, &a) == -1)
+			BAD("bad candidate in record");
+		for (j = 0; j < len; j++)
+			if (a[j] < 0x21 || a[j] > 0x7e)
+				BAD("unprintable candidate in record");
+		if (kind == 0 || kind > NODE_CAND_KINDS) {
+			r->unknown++;	/* a kind for a later version */
+			continue;
+		}
+		if ((v = more(&r->ncands, NODE_CANDS_MAX,
+		    "too many candidates in record", why)) != NODE_OK)
+			return v;
+		c = &r->cands[r->ncands - 1];
+		c->kind = kind;
+		memcpy(c->addr, a, len);
+		c->addr[len] = '\0';
+	}
+	return NODE_OK;
+}
+
+static int
 sec_macs(struct rbuf *s, struct node_rec *r, const char **why)
 {
 	struct node_mac	*m;
@@ -266,6 +318,7 @@ of_kind(uint8_t kind, uint8_t type)
 	switch (type) {
 	case NODE_SEC_LINKS:
 	case NODE_SEC_ADDRS:
+	case NODE_SEC_CANDS:
 	case NODE_SEC_FLAGS:
 	case NODE_SEC_SEGS:
 		return kind == NODE_KIND_TOPO;
@@ -342,6 +395,9 @@ node_decode(const uint8_t *p, size_t n, struct node_rec *r, const char **why)
 			break;
 		case NODE_SEC_ADDRS:
 			v = sec_addrs(&s, r, why);
+			break;
+		case NODE_SEC_CANDS:
+			v = sec_cands(&s, r, why);
 			break;
 		case NODE_SEC_FLAGS:
 			v = len == 4 && rbuf_get_u32(&s, &r->flags) == 0 ?
@@ -470,12 +526,17 @@ node_encode(uint8_t *out, size_t cap, const struct node_rec *r)
 	size_t		 i, sec;
 
 	if (r->nlinks > NODE_LINKS_MAX || r->nmacs > NODE_PAGE_MACS ||
-	    r->naddrs > NODE_ADDRS_MAX || r->nrows > NODE_ROWS_MAX ||
+	    r->naddrs > NODE_ADDRS_MAX || r->ncands > NODE_CANDS_MAX ||
+	    r->nrows > NODE_ROWS_MAX ||
 	    r->ndsts > NODE_ROWS_MAX || r->nsegs > NODE_SEGS_MAX ||
 	    strlen(r->name) == 0 ||
 	    strlen(r->name) > NODE_NAME_MAX || (r->kind == NODE_KIND_TRAFFIC &&
 	    (strlen(r->to) == 0 || strlen(r->to) > NODE_NAME_MAX)))
 		return 0;
+	for (i = 0; i < r->ncands; i++)
+		if (r->cands[i].addr[0] == '\0' || r->cands[i].kind == 0 ||
+		    strlen(r->cands[i].addr) > NODE_ADDR_MAX)
+			return 0;
 	w_u8(&w, NODE_VERSION);
 	w_u8(&w, r->kind);
 	w_u16(&w, r->lifetime);
@@ -496,6 +557,14 @@ node_encode(uint8_t *out, size_t cap, const struct node_rec *r)
 			for (i = 0; i < r->naddrs; i++) {
 				w_u8(&w, NODE_ADDR_HOSTPORT);
 				w_str(&w, r->addrs[i]);
+			}
+			w_sec_end(&w, sec);
+		}
+		if (r->ncands > 0) {
+			sec = w_sec(&w, NODE_SEC_CANDS);
+			for (i = 0; i < r->ncands; i++) {
+				w_u8(&w, r->cands[i].kind);
+				w_str(&w, r->cands[i].addr);
 			}
 			w_sec_end(&w, sec);
 		}

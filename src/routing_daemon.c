@@ -1,14 +1,22 @@
 /* The control plane as a module of the daemon (routing_daemon.h). */
+#include <sys/socket.h>
 #include <sys/time.h>
 
+#include <net/if.h>
+#include <netinet/in.h>
+#include <ifaddrs.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
 #include "clock.h"
+#include "conn.h"
 #include "daemon.h"
 #include "ether.h"
 #include "iface.h"
@@ -21,10 +29,28 @@
 #include "sw.h"
 #include "wire.h"
 
+/*
+ * Holes being punched (shortcut.h): a connection from the listener's port
+ * toward a peer's NAT, at most one per peer and RD_PUNCH_MAX in all, each
+ * given RD_PUNCH_MS to meet the peer's.
+ */
+#define RD_PUNCH_MAX	8
+#define RD_PUNCH_MS	4000
+
+struct rd_punch {
+	struct routing_daemon	*rd;
+	char			 node[NODE_NAME_MAX + 1];
+	int			 fd;		/* -1: a free slot */
+	struct event		*ev;
+	struct sockaddr_storage	 to;
+	socklen_t		 tolen;
+};
+
 struct routing_daemon {
 	struct vnetd	*d;
 	struct routing	*r;
 	struct event	*ev;		/* routing_poll() */
+	struct rd_punch	 punch[RD_PUNCH_MAX];
 };
 
 /* The env: what the control plane may ask of the daemon. */
@@ -125,6 +151,240 @@ rd_addrs(void *arg, char (*out)[NODE_ADDR_MAX + 1], size_t max)
 
 	listen_config(&rd->d->listeners, rd_addr_cb, &a);
 	return a.n;
+}
+
+/* A listener on every address: "*", 0.0.0.0 or ::. */
+static int
+rd_wildcard(const char *host, int *v4, int *v6)
+{
+	*v4 = strcmp(host, "*") == 0 || strcmp(host, "0.0.0.0") == 0 ||
+	    strcmp(host, "::") == 0;
+	*v6 = strcmp(host, "*") == 0 || strcmp(host, "::") == 0;
+	return *v4 || *v6;
+}
+
+struct rd_cands {
+	struct node_cand	*out;
+	size_t			 n, max;
+	struct ifaddrs		*ifa;	/* NULL: not read (yet) */
+	int			 ifa_read;
+};
+
+static void
+rd_cand_add(struct rd_cands *c, uint8_t kind, const char *addr)
+{
+	size_t	 i;
+
+	if (addr[0] == '\0' || strlen(addr) > NODE_ADDR_MAX)
+		return;
+	/* One address once, as the first (the surest) kind that gave it. */
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->out[i].addr, addr) == 0)
+			return;
+	if (c->n == c->max)
+		return;
+	c->out[c->n].kind = kind;
+	snprintf(c->out[c->n].addr, sizeof(c->out[c->n].addr), "%s", addr);
+	c->n++;
+}
+
+/* 1 if addr's host part is that of one of our host candidates. */
+static int
+rd_cand_own_host(const struct rd_cands *c, const char *addr)
+{
+	const char	*colon = strrchr(addr, ':'), *oc;
+	size_t		 i;
+
+	if (colon == NULL)
+		return 0;
+	for (i = 0; i < c->n; i++)
+		if (c->out[i].kind == NODE_CAND_HOST &&
+		    (oc = strrchr(c->out[i].addr, ':')) != NULL &&
+		    oc - c->out[i].addr == colon - addr &&
+		    strncmp(c->out[i].addr, addr, (size_t)(colon - addr)) == 0)
+			return 1;
+	return 0;
+}
+
+/* A wildcard listener's port at each interface address of its families. */
+static void
+rd_cand_ifaces(struct rd_cands *c, uint16_t port, int v4, int v6)
+{
+	struct ifaddrs	*i;
+	char		 a[INET6_ADDRSTRLEN + 8];
+
+	if (!c->ifa_read) {
+		c->ifa_read = 1;
+		if (getifaddrs(&c->ifa) == -1)
+			c->ifa = NULL;
+	}
+	for (i = c->ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || !(i->ifa_flags & IFF_UP) ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET && v4) {
+			struct sockaddr_in in = *(struct sockaddr_in *)
+			    (void *)i->ifa_addr;
+
+			in.sin_port = htons(port);
+			rd_cand_add(c, NODE_CAND_HOST, conn_addr_text(
+			    (struct sockaddr *)&in, a, sizeof(a)));
+		} else if (i->ifa_addr->sa_family == AF_INET6 && v6) {
+			struct sockaddr_in6 in6 = *(struct sockaddr_in6 *)
+			    (void *)i->ifa_addr;
+
+			/* A link-local address needs a scope no peer knows. */
+			if (IN6_IS_ADDR_LINKLOCAL(&in6.sin6_addr))
+				continue;
+			in6.sin6_port = htons(port);
+			rd_cand_add(c, NODE_CAND_HOST, conn_addr_text(
+			    (struct sockaddr *)&in6, a, sizeof(a)));
+		}
+	}
+}
+
+static void
+rd_cand_listener(const struct stmt *st, void *arg)
+{
+	struct rd_cands	*c = arg;
+	char		 a[NODE_ADDR_MAX + 1];
+	int		 v4, v6;
+
+	if (st->kind != STMT_LISTEN)
+		return;
+	if (rd_wildcard(st->addr.host, &v4, &v6))
+		rd_cand_ifaces(c, st->addr.port, v4, v6);
+	else {
+		stmt_hostport_format(&st->addr, a, sizeof(a));
+		rd_cand_add(c, NODE_CAND_HOST, a);
+	}
+}
+
+/* At most this many of each kind a peer tells (a proxy has many peers). */
+#define RD_SEEN_MAX	4
+
+static size_t
+rd_cands(void *arg, struct node_cand *out, size_t max)
+{
+	struct routing_daemon	*rd = arg;
+	struct rd_cands		 c = { out, 0, max, NULL, 0 };
+	static const uint8_t	 kinds[] = { NODE_CAND_SEEN_IN,
+				    NODE_CAND_SEEN_UDP, NODE_CAND_SEEN_OUT };
+	struct link		*l;
+	size_t			 k, before, n;
+	const char		*a;
+	uint8_t			 kind;
+
+	listen_config(&rd->d->listeners, rd_cand_listener, &c);
+	if (c.ifa != NULL)
+		freeifaddrs(c.ifa);
+	/* What the peers say, the kinds most worth dialling first. */
+	for (k = 0; k < sizeof(kinds); k++) {
+		before = c.n;
+		TAILQ_FOREACH(l, &rd->d->links.list, entry) {
+			if (l->conn == NULL || l->state != LINK_UP)
+				continue;
+			if (kinds[k] == NODE_CAND_SEEN_UDP)
+				a = l->conn->seen[WIRE_SEEN_DGRAM - 1];
+			else
+				a = l->conn->seen[WIRE_SEEN_CONN - 1];
+			/* Who dialled whom says what the far end saw. */
+			kind = kinds[k] != NODE_CAND_SEEN_UDP &&
+			    l->conn->outgoing ? NODE_CAND_SEEN_OUT :
+			    kinds[k] == NODE_CAND_SEEN_UDP ? NODE_CAND_SEEN_UDP :
+			    NODE_CAND_SEEN_IN;
+			if (kind != kinds[k])
+				continue;
+			/* Seen at an address of its own: no NAT, nothing new. */
+			if (kind == NODE_CAND_SEEN_OUT && rd_cand_own_host(&c, a))
+				continue;
+			n = c.n;
+			rd_cand_add(&c, kind, a);
+			if (c.n != n && c.n - before >= RD_SEEN_MAX)
+				break;
+		}
+	}
+	return c.n;
+}
+
+static void
+rd_punch_end(struct rd_punch *p)
+{
+	if (p->ev != NULL)
+		event_free(p->ev);
+	p->ev = NULL;
+	if (p->fd != -1)
+		close(p->fd);
+	p->fd = -1;
+}
+
+static void
+rd_punch_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct rd_punch	*p = arg;
+	struct routing_daemon *rd = p->rd;
+	char		 a[INET6_ADDRSTRLEN + 8];
+	int		 err = 0;
+	socklen_t	 len = sizeof(err);
+
+	conn_addr_text((struct sockaddr *)&p->to, a, sizeof(a));
+	if ((ev & EV_TIMEOUT) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
+	    &len) == -1 || err != 0) {
+		log_debug("adapt: no hole toward %s at %s yet: %s", p->node, a,
+		    ev & EV_TIMEOUT ? "no answer" : strerror(err));
+		rd_punch_end(p);
+		return;
+	}
+	log_info("adapt: hole toward %s punched: a connection with %s, "
+	    "taken as the peer's shortcut", p->node, a);
+	event_free(p->ev);
+	p->ev = NULL;
+	p->fd = -1;
+	links_accept(&rd->d->links, fd, (struct sockaddr *)&p->to,
+	    (int)p->tolen, rd->d->tls_cert[0] != '\0');
+}
+
+static void
+rd_punch(void *arg, const char *node, const char *addr, uint16_t lport)
+{
+	struct routing_daemon	*rd = arg;
+	struct rd_punch		*p, *slot = NULL;
+	struct timeval		 tv = { RD_PUNCH_MS / 1000,
+				    RD_PUNCH_MS % 1000 * 1000 };
+	int			 len = sizeof(p->to);
+	size_t			 i;
+
+	for (i = 0; i < RD_PUNCH_MAX; i++) {
+		p = &rd->punch[i];
+		if (p->fd != -1 && strcmp(p->node, node) == 0)
+			return;		/* one at a time */
+		if (p->fd == -1 && slot == NULL)
+			slot = p;
+	}
+	if ((p = slot) == NULL)
+		return;
+	memset(&p->to, 0, sizeof(p->to));
+	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&p->to,
+	    &len) == -1)
+		return;
+	p->tolen = (socklen_t)len;
+	p->rd = rd;
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	if ((p->fd = conn_socket_from(p->to.ss_family, lport)) == -1) {
+		log_warn("adapt: a socket on port %u to punch toward %s",
+		    lport, node);
+		return;
+	}
+	if ((connect(p->fd, (struct sockaddr *)&p->to, p->tolen) == -1 &&
+	    errno != EINPROGRESS) ||
+	    (p->ev = event_new(rd->d->base, p->fd, EV_WRITE, rd_punch_cb,
+	    p)) == NULL || event_add(p->ev, &tv) == -1) {
+		log_warn("adapt: punching toward %s at %s", node, addr);
+		rd_punch_end(p);
+		return;
+	}
+	log_info("adapt: punching toward %s at %s from port %u", node, addr,
+	    lport);
 }
 
 static int
@@ -434,7 +694,10 @@ static void
 rd_mod_free(void *arg)
 {
 	struct routing_daemon	*rd = arg;
+	size_t			 i;
 
+	for (i = 0; i < RD_PUNCH_MAX; i++)
+		rd_punch_end(&rd->punch[i]);
 	if (rd->d->sw != NULL)
 		sw_set_hooks(rd->d->sw, NULL);
 	routing_free(rd->r);
@@ -450,7 +713,8 @@ routing_daemon_add(struct vnetd *d)
 	struct routing_env	 env = {
 		.now_ms = rd_now, .wall_ms = rd_wall, .arm = rd_arm,
 		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
-		.ifaces = rd_ifaces, .addrs = rd_addrs,
+		.ifaces = rd_ifaces, .addrs = rd_addrs, .cands = rd_cands,
+		.punch = rd_punch,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
 		.tls_ctx = rd_tls_ctx, .segments = rd_segments,
 		.segment_set = rd_segment_set, .announce = rd_announce,
@@ -468,10 +732,13 @@ routing_daemon_add(struct vnetd *d)
 		.free = rd_mod_free,
 	};
 	struct sw_hooks		 hooks;
+	size_t			 i;
 
 	if ((rd = calloc(1, sizeof(*rd))) == NULL)
 		return -1;
 	rd->d = d;
+	for (i = 0; i < RD_PUNCH_MAX; i++)
+		rd->punch[i].fd = -1;
 	env.arg = rd;
 	m.arg = rd;
 	if ((rd->r = routing_new(&env, d->fwd)) == NULL ||

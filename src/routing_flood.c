@@ -91,7 +91,7 @@ cache_make(struct routing *r, const struct node_rec *rec)
 {
 	struct routing_topo	*t;
 	struct routing_page	*pg;
-	size_t			 ln, an;
+	size_t			 ln, an, cn;
 
 	if (rec->kind == NODE_KIND_MACS) {
 		if ((pg = malloc(sizeof(*pg) + rec->nmacs *
@@ -105,7 +105,8 @@ cache_make(struct routing *r, const struct node_rec *rec)
 	}
 	ln = rec->nlinks * sizeof(t->links[0]);
 	an = rec->naddrs * sizeof(t->addrs[0]);
-	if ((t = malloc(sizeof(*t) + ln + an)) == NULL)
+	cn = rec->ncands * sizeof(t->cands[0]);
+	if ((t = malloc(sizeof(*t) + ln + an + cn)) == NULL)
 		return NULL;
 	t->flags = rec->flags;
 	t->nlinks = rec->nlinks;
@@ -116,6 +117,9 @@ cache_make(struct routing *r, const struct node_rec *rec)
 	t->addrs = (char (*)[NODE_ADDR_MAX + 1])((char *)t->links + ln);
 	memcpy(t->links, rec->links, ln);
 	memcpy(t->addrs, rec->addrs, an);
+	t->ncands = rec->ncands;
+	t->cands = (struct node_cand *)((char *)t->addrs + an);
+	memcpy(t->cands, rec->cands, cn);
 	return t;
 }
 
@@ -168,14 +172,39 @@ build_topo(struct routing *r)
 		rec->links[rec->nlinks++].rtt_us = r->env.rtt_us(r->env.arg,
 		    n->link);
 	}
-	if (r->has_advertise)
-		stmt_hostport_format(&r->advertise, rec->addrs[rec->naddrs++],
-		    NODE_ADDR_MAX + 1);
-	else
-		rec->naddrs = (uint16_t)r->env.addrs(r->env.arg, rec->addrs,
-		    NODE_ADDRS_MAX);
+	rec->ncands = (uint16_t)routing_flood_cands(r, rec->cands);
+	memcpy(r->cands, rec->cands, rec->ncands * sizeof(rec->cands[0]));
+	r->ncands = rec->ncands;
+	/* What older nodes dial: the candidates with a listener there. */
+	for (i = 0; i < rec->ncands && rec->naddrs < NODE_ADDRS_MAX; i++)
+		if (node_cand_dialable(rec->cands[i].kind))
+			snprintf(rec->addrs[rec->naddrs++], NODE_ADDR_MAX + 1,
+			    "%s", rec->cands[i].addr);
 	rec->flags = routing_traffic_flags(r);
 	routing_seg_record(r, rec);
+}
+
+size_t
+routing_flood_cands(struct routing *r, struct node_cand *out)
+{
+	char		 a[NODE_ADDRS_MAX][NODE_ADDR_MAX + 1];
+	size_t		 n = 0, i, k;
+
+	if (r->has_advertise) {
+		out[n].kind = NODE_CAND_ADVERTISE;
+		stmt_hostport_format(&r->advertise, out[n++].addr,
+		    NODE_ADDR_MAX + 1);
+	}
+	if (r->env.cands != NULL)
+		return n + r->env.cands(r->env.arg, out + n,
+		    NODE_CANDS_MAX - n);
+	k = r->env.addrs(r->env.arg, a, NODE_ADDRS_MAX);
+	for (i = 0; i < k && n < NODE_CANDS_MAX; i++) {
+		out[n].kind = NODE_CAND_HOST;
+		memcpy(out[n].addr, a[i], sizeof(out[n].addr));
+		out[n++].addr[NODE_ADDR_MAX] = '\0';
+	}
+	return n;
 }
 
 static void
@@ -499,14 +528,36 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 	return 0;
 }
 
+static int
+cands_same(const struct node_cand *a, size_t na, const struct node_cand *b,
+    size_t nb)
+{
+	size_t	 i;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (a[i].kind != b[i].kind || strcmp(a[i].addr, b[i].addr) != 0)
+			return 0;
+	return 1;
+}
+
 /* The second tick's part: ageing and refreshing. */
 void
 routing_flood_tick(struct routing *r)
 {
+	struct node_cand cands[NODE_CANDS_MAX];
 	uint64_t	 now = routing_now(r);
+	size_t		 n;
 
 	if (nodedb_age(r->db, now, NULL, NULL) > 0)
 		routing_path_soon(r);
+	/* An interface address or what a peer sees of us changed. */
+	if (r->started && !(r->dirty & ROUTING_DIRTY_TOPO)) {
+		n = routing_flood_cands(r, cands);
+		if (!cands_same(cands, n, r->cands, r->ncands))
+			routing_flood_mark(r, ROUTING_DIRTY_TOPO);
+	}
 	if (now - r->refreshed_ms >= (uint64_t)routing_refresh_s(r) * 1000) {
 		r->refreshed_ms = now;
 		routing_flood_mark(r, ROUTING_DIRTY_TOPO | r->pages_sent);

@@ -47,7 +47,7 @@ show_nodes(struct routing *r, struct evbuffer *out)
 	int		 idx;
 
 	evbuffer_add_printf(out, "%%columns node\tseq\tage\tlifetime\t"
-	    "reachable\thops\tlinks\tmacs\taddresses\n");
+	    "reachable\thops\tlinks\tmacs\taddresses\tcandidates\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
 		if ((t = routing_topo(e)) == NULL)
@@ -67,7 +67,11 @@ show_nodes(struct routing *r, struct evbuffer *out)
 		for (k = 0; k < t->naddrs; k++)
 			evbuffer_add_printf(out, "%s%s", k ? "," : "",
 			    t->addrs[k]);
-		evbuffer_add_printf(out, "%s\n", t->naddrs ? "" : "-");
+		evbuffer_add_printf(out, "%s\t", t->naddrs ? "" : "-");
+		for (k = 0; k < t->ncands; k++)
+			evbuffer_add_printf(out, "%s%s/%s", k ? "," : "",
+			    t->cands[k].addr, node_cand_name(t->cands[k].kind));
+		evbuffer_add_printf(out, "%s\n", t->ncands ? "" : "-");
 	}
 }
 

@@ -169,6 +169,122 @@ dialable(const char *a)
 	    strncmp(a, "*:", 2) != 0;
 }
 
+/* The length of addr's host part ("HOST:PORT", IPv6 in brackets). */
+static size_t
+host_len(const char *addr)
+{
+	const char	*colon = strrchr(addr, ':');
+
+	return colon != NULL ? (size_t)(colon - addr) : strlen(addr);
+}
+
+static uint16_t
+port_of(const char *addr)
+{
+	const char	*colon = strrchr(addr, ':');
+	long		 v;
+	char		*end;
+
+	if (colon == NULL)
+		return 0;
+	v = strtol(colon + 1, &end, 10);
+	return *end == '\0' && v > 0 && v <= 65535 ? (uint16_t)v : 0;
+}
+
+/*
+ * Where a node's datagrams are seen coming from when that is not one of
+ * its own addresses: the binding of its listener's port on the NAT in
+ * front of it, where a hole may be punched.  NULL: not behind a NAT.
+ */
+static const char *
+nat_binding(const struct node_cand *c, size_t n)
+{
+	size_t	 i, k, hl;
+
+	for (i = 0; i < n; i++) {
+		if (c[i].kind != NODE_CAND_SEEN_UDP)
+			continue;
+		hl = host_len(c[i].addr);
+		for (k = 0; k < n; k++)
+			if (c[k].kind == NODE_CAND_HOST &&
+			    host_len(c[k].addr) == hl &&
+			    strncmp(c[k].addr, c[i].addr, hl) == 0)
+				break;
+		if (k == n)
+			return c[i].addr;
+	}
+	return NULL;
+}
+
+/* Our listener's port (our first host candidate's), 0: none. */
+static uint16_t
+own_port(const struct routing *r)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->ncands; i++)
+		if (r->cands[i].kind == NODE_CAND_HOST)
+			return port_of(r->cands[i].addr);
+	return 0;
+}
+
+/*
+ * Both ends behind NATs, each knowing the other's binding: a hole is
+ * punched (the dialler from its listener's port to the peer's binding,
+ * the peer from its own to ours at the same time).  The peer's binding,
+ * or NULL.
+ */
+static const char *
+punchable(const struct routing *r, const struct routing_topo *rec)
+{
+	if (own_port(r) == 0 || nat_binding(r->cands, r->ncands) == NULL)
+		return NULL;
+	return nat_binding(rec->cands, rec->ncands);
+}
+
+/* Where a peer is seen from outside (a NAT's address), or NULL. */
+static const char *
+nat_of(const struct routing_topo *rec)
+{
+	size_t	 i;
+
+	for (i = 0; i < rec->ncands; i++)
+		if (rec->cands[i].kind == NODE_CAND_SEEN_OUT ||
+		    rec->cands[i].kind == NODE_CAND_SEEN_UDP)
+			return rec->cands[i].addr;
+	return NULL;
+}
+
+/*
+ * Why a peer's record gives nothing to dial, in words: a node behind a NAT
+ * has only what its peers see of it, where no listener waits.
+ */
+static void
+why_undialable(const char *peer, const struct routing_topo *rec)
+{
+	char		 seen[3 * (NODE_ADDR_MAX + 12)];
+	size_t		 i, off = 0;
+	int		 w;
+
+	seen[0] = '\0';
+	for (i = 0; i < rec->ncands; i++) {
+		if (node_cand_dialable(rec->cands[i].kind))
+			continue;
+		w = snprintf(seen + off, sizeof(seen) - off, "%s%s %s",
+		    off ? ", " : "", node_cand_name(rec->cands[i].kind),
+		    rec->cands[i].addr);
+		if (w < 0 || (size_t)w >= sizeof(seen) - off)
+			break;
+		off += (size_t)w;
+	}
+	if (off > 0)
+		log_warnx("adapt: node %s gives no address to dial: it is "
+		    "seen behind a NAT (%s), with no listener there; the "
+		    "traffic stays on the relay", peer, seen);
+	else
+		log_warnx("adapt: node %s gives no address to dial", peer);
+}
+
 static void
 dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 {
@@ -176,15 +292,27 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	struct stmt_error perr;
 	struct stmt	 st;
 	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 16], err[256];
-	const char	*addrs[NODE_ADDRS_MAX];
+	const char	*addrs[NODE_ADDRS_MAX], *hole = punchable(r, rec);
 	size_t		 i, n = 0;
-	int		 tls = r->env.tls(r->env.arg);
+	int		 tls = r->env.tls(r->env.arg), ok, punch;
 
-	for (i = 0; i < rec->naddrs; i++)
+	/*
+	 * Its candidates with a listener there, in the order it gave them
+	 * (advertise, its interfaces, where peers dialled it); a node of an
+	 * older version has only its addresses.  Behind NATs both, the hole
+	 * in the peer's comes first.
+	 */
+	if (hole != NULL)
+		addrs[n++] = hole;
+	for (i = 0; i < rec->ncands && n < NODE_ADDRS_MAX; i++)
+		if (node_cand_dialable(rec->cands[i].kind) &&
+		    dialable(rec->cands[i].addr))
+			addrs[n++] = rec->cands[i].addr;
+	for (i = 0; n == 0 && i < rec->naddrs; i++)
 		if (dialable(rec->addrs[i]))
 			addrs[n++] = rec->addrs[i];
 	if (n == 0 || p == NULL) {
-		log_warnx("adapt: node %s gives no address to dial", peer);
+		why_undialable(peer, rec);
 		return;
 	}
 	/* TLS with the usual checks unless this node runs without it. */
@@ -192,13 +320,21 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	    addrs[p->addr % n], tls ? " tls" : "");
 	err[0] = '\0';
 	memset(&perr, 0, sizeof(perr));
-	if (stmt_parse(line, &st, &perr) != 1 ||
-	    r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1)
+	ok = stmt_parse(line, &st, &perr) == 1;
+	punch = hole != NULL && addrs[p->addr % n] == hole;
+	if (punch)
+		st.from_port = own_port(r);
+	if (!ok || r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1)
 		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
 		    perr.msg[0] != '\0' ? perr.msg : err);
 	else
-		log_info("adapt: dialling %s at %s%s", peer,
-		    addrs[p->addr % n], tls ? " over TLS" : "");
+		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu%s%s%s)",
+		    peer, addrs[p->addr % n], tls ? " over TLS" : "",
+		    p->addr % n + 1, n, punch ? ": punching its NAT's binding "
+		    "from our listener's port, as it punches ours" : "",
+		    !punch && nat_of(rec) != NULL ?
+		    "; seen behind a NAT at " : "",
+		    !punch && nat_of(rec) != NULL ? nat_of(rec) : "");
 }
 
 static void
@@ -247,6 +383,26 @@ act(struct routing *r, const char *peer, enum adapt_action a,
 	}
 }
 
+/*
+ * The peer dials (its name sorts first) and both are behind NATs: while
+ * the pair is above the threshold, keep a connection toward the peer's
+ * binding going from our listener's port, so that our NAT lets the
+ * peer's dial in and the two meet (at most one at a time, env's bound).
+ */
+static void
+punch_back(struct routing *r, const char *peer,
+    const struct routing_topo *rec)
+{
+	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
+	const char	*hole;
+
+	if (p == NULL || p->state != ADAPT_ABOVE || strcmp(peer, r->node) >= 0 ||
+	    r->env.punch == NULL || !adapt_conf(r->sc->adapt)->shortcuts ||
+	    (hole = punchable(r, rec)) == NULL)
+		return;
+	r->env.punch(r->env.arg, peer, hole, own_port(r));
+}
+
 void
 shortcut_round(struct routing *r)
 {
@@ -279,6 +435,7 @@ shortcut_round(struct routing *r)
 		/* act() may remove links, never records: e stays. */
 		act(r, peer, adapt_observe(ad, peer, rate, classify(r, peer),
 		    now), routing_topo(e));
+		punch_back(r, peer, routing_topo(e));
 	}
 	/* Ours to nodes whose records are gone: no traffic to keep them. */
 	for (i = 0; i < adapt_count(ad); i++) {

@@ -1076,6 +1076,9 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		memcpy(&p->peer, from, fromlen);
 		p->peerlen = fromlen;
 		p->sock = s;
+		if (p->cbs.endpoint != NULL)
+			p->cbs.endpoint(p->arg, conn_addr_text(
+			    (const struct sockaddr *)from, a, sizeof(a)));
 		if (p->state != UDP_UP)
 			p->next_probe = now;
 		udp_path_tick(p, now);

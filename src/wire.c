@@ -61,6 +61,12 @@ wire_hdr_decode(const uint8_t *p, size_t n, struct wire_hdr *h,
 			return -1;
 		}
 		break;
+	case WIRE_SEEN:
+		if (h->len < 3 || h->len > 2 + WIRE_SEEN_ADDR_MAX) {
+			*why = "address report of impossible length";
+			return -1;
+		}
+		break;
 	case WIRE_KEEPALIVE:
 	case WIRE_BYE:
 		if (h->len != 0) {
@@ -308,4 +314,48 @@ wire_probe_encode(uint8_t *out, const struct wire_probe *pr)
 	p[0] = pr->state;
 	p[1] = pr->mult;
 	put_u16(p + 2, pr->interval);
+}
+
+int
+wire_seen_decode(const uint8_t *p, size_t n, struct wire_seen *s,
+    const char **why)
+{
+	struct rbuf	 b;
+	const uint8_t	*a;
+	uint8_t		 len;
+	size_t		 i;
+
+	memset(s, 0, sizeof(*s));
+	rbuf_init(&b, p, n);
+	if (rbuf_get_u8(&b, &s->kind) == -1 || rbuf_get_u8(&b, &len) == -1 ||
+	    len == 0 || len > WIRE_SEEN_ADDR_MAX ||
+	    rbuf_get_ptr(&b, len, &a) == -1 || rbuf_left(&b) != 0) {
+		*why = "address report of the wrong length";
+		return -1;
+	}
+	for (i = 0; i < len; i++)
+		if (a[i] < 0x21 || a[i] > 0x7e) {
+			*why = "unprintable address report";
+			return -1;
+		}
+	memcpy(s->addr, a, len);
+	s->addr[len] = '\0';
+	return 0;
+}
+
+size_t
+wire_seen_encode(uint8_t out[WIRE_HDR_LEN + 2 + WIRE_SEEN_ADDR_MAX],
+    const struct wire_seen *s)
+{
+	struct wire_hdr	 h = { WIRE_SEEN, 0, 0, 0 };
+	size_t		 n = strnlen(s->addr, sizeof(s->addr));
+
+	if (n == 0 || n > WIRE_SEEN_ADDR_MAX)
+		return 0;
+	h.len = (uint32_t)(2 + n);
+	wire_hdr_encode(out, &h);
+	out[WIRE_HDR_LEN] = s->kind;
+	out[WIRE_HDR_LEN + 1] = (uint8_t)n;
+	memcpy(out + WIRE_HDR_LEN + 2, s->addr, n);
+	return WIRE_HDR_LEN + h.len;
 }

@@ -171,6 +171,62 @@ END_TEST
  * Sections of types it does not know (a later version's) are skipped and
  * stay in the bytes; a signature section ends the record.
  */
+/* Candidates: each kind back, an unknown kind skipped, limits kept. */
+START_TEST(codec_cands)
+{
+	struct node_rec	*r = sample("host2", 5);
+	struct node_rec	*g = calloc(1, sizeof(*g));
+	uint8_t		 buf[NODE_RECORD_MAX];
+	const char	*why = NULL;
+	size_t		 n, i;
+
+	r->ncands = 3;
+	r->cands[0].kind = NODE_CAND_HOST;
+	snprintf(r->cands[0].addr, sizeof(r->cands[0].addr), "10.0.2.2:7870");
+	r->cands[1].kind = NODE_CAND_SEEN_OUT;
+	snprintf(r->cands[1].addr, sizeof(r->cands[1].addr),
+	    "198.51.100.2:40311");
+	r->cands[2].kind = NODE_CAND_SEEN_UDP;
+	snprintf(r->cands[2].addr, sizeof(r->cands[2].addr),
+	    "198.51.100.2:7870");
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->ncands, 3);
+	ck_assert_uint_eq(g->cands[1].kind, NODE_CAND_SEEN_OUT);
+	ck_assert_str_eq(g->cands[1].addr, "198.51.100.2:40311");
+	ck_assert_str_eq(g->cands[2].addr, "198.51.100.2:7870");
+	ck_assert_str_eq(node_cand_name(g->cands[2].kind), "seen-udp");
+	ck_assert(node_cand_dialable(NODE_CAND_HOST));
+	ck_assert(!node_cand_dialable(NODE_CAND_SEEN_OUT));
+	/* A kind of a later version: skipped, the others read. */
+	for (i = 0; i + 1 < n; i++)
+		if (buf[i] == NODE_CAND_SEEN_OUT && buf[i + 1] == 18)
+			buf[i] = 77;
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->ncands, 2);
+	ck_assert_uint_eq(g->unknown, 1);
+	/* An empty address is not encoded. */
+	r->cands[0].addr[0] = '\0';
+	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
+	/* Over the limit: refused, not malformed. */
+	r->ncands = NODE_CANDS_MAX + 1;
+	ck_assert_uint_eq(node_encode(buf, sizeof(buf), r), 0);
+	r->ncands = NODE_CANDS_MAX;
+	for (i = 0; i < NODE_CANDS_MAX; i++) {
+		r->cands[i].kind = NODE_CAND_HOST;
+		snprintf(r->cands[i].addr, sizeof(r->cands[i].addr),
+		    "10.0.0.%zu:7870", i + 1);
+	}
+	n = node_encode(buf, sizeof(buf), r);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(node_decode(buf, n, g, &why), NODE_OK);
+	ck_assert_uint_eq(g->ncands, NODE_CANDS_MAX);
+	free(r);
+	free(g);
+}
+END_TEST
+
 START_TEST(codec_extensible)
 {
 	struct node_rec	*r = sample("host1", 5);
@@ -802,6 +858,7 @@ main(void)
 
 	tc = tcase_create("codec");
 	tcase_add_test(tc, codec_roundtrip);
+	tcase_add_test(tc, codec_cands);
 	tcase_add_test(tc, codec_extensible);
 	tcase_add_test(tc, codec_malformed);
 	tcase_add_test(tc, codec_limits);

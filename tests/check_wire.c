@@ -244,6 +244,7 @@ START_TEST(caps_distinct)
 		WIRE_CAP_GSO, WIRE_CAP_NODES_V1, WIRE_CAP_NODES,
 		WIRE_CAP_SHORTCUT, WIRE_CAP_DGRAM, WIRE_CAP_SIGNED,
 		WIRE_CAP_LIVENESS,
+		WIRE_CAP_SEEN,
 	};
 	uint16_t	 seen = 0;
 	size_t		 i;
@@ -292,6 +293,45 @@ START_TEST(probe_codec)
 }
 END_TEST
 
+START_TEST(seen_codec)
+{
+	struct wire_seen s, g;
+	struct wire_hdr	 h;
+	uint8_t		 buf[WIRE_HDR_LEN + 2 + WIRE_SEEN_ADDR_MAX];
+	const char	*why = NULL;
+	size_t		 n;
+
+	memset(&s, 0, sizeof(s));
+	s.kind = WIRE_SEEN_DGRAM;
+	snprintf(s.addr, sizeof(s.addr), "198.51.100.2:7870");
+	n = wire_seen_encode(buf, &s);
+	ck_assert_uint_eq(n, WIRE_HDR_LEN + 2 + 17);
+	ck_assert_int_eq(wire_hdr_decode(buf, n, &h, &why), 0);
+	ck_assert_uint_eq(h.type, WIRE_SEEN);
+	ck_assert_int_eq(wire_seen_decode(buf + WIRE_HDR_LEN, h.len, &g, &why),
+	    0);
+	ck_assert_uint_eq(g.kind, WIRE_SEEN_DGRAM);
+	ck_assert_str_eq(g.addr, "198.51.100.2:7870");
+	/* A length that does not fit, an unprintable byte, no address. */
+	ck_assert_int_eq(wire_seen_decode(buf + WIRE_HDR_LEN, h.len - 1, &g,
+	    &why), -1);
+	buf[WIRE_HDR_LEN + 5] = ' ';
+	ck_assert_int_eq(wire_seen_decode(buf + WIRE_HDR_LEN, h.len, &g, &why),
+	    -1);
+	s.addr[0] = '\0';
+	ck_assert_uint_eq(wire_seen_encode(buf, &s), 0);
+	/* The header holds the length to its bounds. */
+	h.type = WIRE_SEEN;
+	h.flags = h.hops = 0;
+	h.len = 2;
+	wire_hdr_encode(buf, &h);
+	ck_assert_int_eq(wire_hdr_decode(buf, WIRE_HDR_LEN, &h, &why), -1);
+	h.len = 2 + WIRE_SEEN_ADDR_MAX + 1;
+	wire_hdr_encode(buf, &h);
+	ck_assert_int_eq(wire_hdr_decode(buf, WIRE_HDR_LEN, &h, &why), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -308,6 +348,7 @@ main(void)
 	tcase_add_test(tc, random_input);
 	tcase_add_test(tc, caps_distinct);
 	tcase_add_test(tc, probe_codec);
+	tcase_add_test(tc, seen_codec);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

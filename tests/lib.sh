@@ -202,6 +202,39 @@ node_add() {
 	NODE_ADDR[$name]="10.66.0.$idx"
 }
 
+# nat_host_add NAME IDX NET: a namespace for a daemon behind its own NAT
+# box: the box (namespace nat-NAME) is on the underlay as 10.66.0.IDX and
+# masquerades NET.0/24 behind it (iptables MASQUERADE; only established and
+# related traffic forwarded in or taken, as a home router does); the daemon's
+# namespace has NET.2, its default route via the box's NET.1.  With a
+# fourth word "symmetric" the box gives every flow a random port of its
+# own (MASQUERADE --random-fully), as a symmetric NAT does.
+nat_host_add() {
+	local name=$1 idx=$2 net=$3 box h random=()
+	[[ ${4:-} == symmetric ]] && random=(--random-fully)
+	node_add "nat-$name" "$idx"
+	box=$(ns "nat-$name")
+	mkns "$name"
+	h=$(ns "$name")
+	ip -n "$box" link add i0 type veth peer name u0 netns "$h"
+	ip -n "$box" addr add "$net.1/24" dev i0
+	ip -n "$box" link set i0 up
+	ip -n "$h" addr add "$net.2/24" dev u0
+	ip -n "$h" link set u0 up
+	ip -n "$h" route add default via "$net.1"
+	ip netns exec "$box" sysctl -qw net.ipv4.ip_forward=1
+	ip netns exec "$box" iptables -t nat -A POSTROUTING -o u0 -j MASQUERADE "${random[@]}"
+	ip netns exec "$box" iptables -P FORWARD DROP
+	ip netns exec "$box" iptables -A FORWARD -i i0 -o u0 -j ACCEPT
+	ip netns exec "$box" iptables -A FORWARD -i u0 -o i0 \
+		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	# Nothing unasked for reaches the box itself either (no RST back).
+	ip netns exec "$box" iptables -A INPUT -i u0 \
+		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	ip netns exec "$box" iptables -A INPUT -i u0 -j DROP
+	NODE_ADDR[$name]="$net.2"
+}
+
 # addr NAME: the underlay address of node NAME.
 addr() { printf '%s' "${NODE_ADDR[$1]}"; }
 
