@@ -87,6 +87,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_state	*st = state();
 	struct dgram_rx		 rx;
 	struct dgram_probe	 pr;
+	struct wire_probe	 lp;
+	const char		*why;
 	const uint8_t		*msg;
 	size_t			 n, mlen;
 	uint8_t			 how, type;
@@ -107,7 +109,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	type = (how & 6) == 2 ? DGRAM_DATA : (how & 6) == 4 ? DGRAM_FRAG :
-	    DGRAM_PROBE;
+	    (how & 16) ? DGRAM_LIVE : DGRAM_PROBE;
 	memcpy(st->buf + DGRAM_HDR_LEN, data + 1, n);
 	if ((n = dgram_seal(&st->tx[c], st->now, type, st->buf, n)) == 0)
 		return 0;
@@ -135,6 +137,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case DGRAM_PROBE:
 		(void)dgram_probe_decode(rx.payload, rx.len, &pr);
+		break;
+	case DGRAM_LIVE:
+		if (wire_probe_decode(rx.payload, rx.len, &lp, &why) == 0 &&
+		    ((lp.state & ~WIRE_PROBE_MISSING) > 3 || lp.mult < 2))
+			abort();
 		break;
 	}
 	return 0;

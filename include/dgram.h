@@ -75,6 +75,7 @@ enum dgram_type {
 	DGRAM_FRAG = 2,
 	DGRAM_PROBE = 3,
 	DGRAM_REPLY = 4,
+	DGRAM_LIVE = 5,	/* a link liveness probe (wire.h's PROBE body) */
 };
 
 enum dgram_aead {

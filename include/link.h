@@ -140,6 +140,10 @@ struct link {
 	struct event		*ev_live;
 	uint64_t		 live_msgs, live_frames_in, live_frames_out;
 	uint64_t		 live_lost_at;	/* ms; 0: never */
+	/* Probes by the connection too until then (ms): the peer asked. */
+	uint64_t		 live_tcp_until;
+	int			 live_missing;	/* the peer's probes, as last looked */
+	int			 live_answer;	/* a probe at the next look */
 	char			 live_why[LIVENESS_WHY_MAX];
 	uint64_t		 live_losses;
 };

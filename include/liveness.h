@@ -29,7 +29,7 @@
  *
  * Evidence from the data: frames sent, and nothing heard for
  * LIVENESS_DATA_MS (probing links: multiplier - 1 intervals, at least
- * two) from a peer that had been talking (its last two messages less than
+ * two, and half an interval more with data_slack) from a peer that had been talking (its last two messages less than
  * LIVENESS_TALK_MS apart) is a death too.  It is the only one on a link
  * whose peer takes no probes (hello without WIRE_CAP_LIVENESS): such a
  * link is otherwise left to the keepalive; any message heard after that
@@ -106,6 +106,13 @@ struct liveness {
 	char			 lost_why[LIVENESS_WHY_MAX];
 	uint64_t		 losses;	/* times it died */
 	uint64_t		 probes_sent, probes_heard;
+	/*
+	 * Set by the link whose probes go by datagrams: half an interval more
+	 * for the evidence from the data, time for a probe by the connection,
+	 * sent at once when the peer's go missing and answered at once, to
+	 * arrive first if only the datagrams are blocked.
+	 */
+	int			 data_slack;
 	liveness_change_cb	 cb;
 	void			*arg;
 };
@@ -125,6 +132,12 @@ void		 liveness_heard(struct liveness *, uint64_t now);
 /* A probe arrived, saying the peer's state and interval (it was heard). */
 void		 liveness_probe(struct liveness *, uint64_t now,
 		    enum liveness_state peer, uint32_t peer_interval);
+/*
+ * 1 if the peer has been unheard for half the detection time in effect
+ * (an interval and a half with the default multiplier of 3): its probes
+ * are missing here, though the link is not dead yet.
+ */
+int		 liveness_missing(const struct liveness *, uint64_t now);
 /* A frame went to the peer. */
 void		 liveness_sent(struct liveness *, uint64_t now);
 /*

@@ -127,6 +127,8 @@ struct udp_path_stats {
 	uint64_t	fallbacks;	/* times it went to FALLBACK */
 	uint64_t	resent;		/* frames sent again by the connection */
 	uint64_t	malformed;	/* authentic, but no message of ours */
+	uint64_t	live_out, live_in;	/* liveness probes (DGRAM_LIVE) */
+	uint64_t	doubted;	/* times the link doubted the path */
 };
 
 /* What a path tells its link; arg is the link's. */
@@ -139,6 +141,8 @@ struct udp_path_cbs {
 	void	 (*resend)(void *arg, const uint8_t *msg, size_t len);
 	/* The peer's datagrams came from a new address ("HOST:PORT"). */
 	void	 (*endpoint)(void *arg, const char *addr);
+	/* A liveness probe arrived by a datagram (DGRAM_LIVE). */
+	void	 (*live)(void *arg, const struct wire_probe *);
 };
 
 /* The daemon's UDP side. */
@@ -176,6 +180,19 @@ int		 udp_path_whole(const struct udp_path *);
  */
 int		 udp_path_send(struct udp_path *, const uint8_t *pre,
 		    size_t prelen, const uint8_t *eth, size_t len);
+/*
+ * A liveness probe by a datagram (DGRAM_LIVE): 0, or -1 if the path has no
+ * key or no peer address yet, or no room.  Never answered: each end sends
+ * its own at its own pace, as BFD's asynchronous mode does.
+ */
+int		 udp_path_send_live(struct udp_path *,
+		    const struct wire_probe *);
+/*
+ * The link has word that its datagrams do not arrive (the peer's probe by
+ * the connection says it misses ours): frames go both ways (UDP_MODE_BOTH)
+ * until a probe of the path's own is answered, as when replies are late.
+ */
+void		 udp_path_doubt(struct udp_path *);
 
 /* For show: its state, path MTU, endpoint, and the counters. */
 const char	*udp_state_name(enum udp_state);

@@ -97,6 +97,8 @@
 #define WIRE_CAP_SIGNED		0x0040
 #define WIRE_CAP_LIVENESS	0x0080	/* takes PROBE messages */
 #define WIRE_CAP_SEEN		0x0100	/* takes SEEN messages */
+/* Takes liveness probes by datagram (DGRAM_LIVE, dgram.h) too. */
+#define WIRE_CAP_DGRAM_LIVE	0x0020
 
 enum wire_type {
 	WIRE_HELLO = 1,
@@ -123,8 +125,16 @@ struct wire_seen {
 #define WIRE_DGRAM_SECRET	16
 #define WIRE_PROBE_LEN		4
 
+/*
+ * In a probe's state byte, only to a peer whose hello has
+ * WIRE_CAP_DGRAM_LIVE: the sender has missed the peer's probes (none for
+ * half its detection time: liveness_missing), so the peer sends its own by the connection
+ * too, whatever way it sent them.
+ */
+#define WIRE_PROBE_MISSING	0x80
+
 struct wire_probe {
-	uint8_t		state;
+	uint8_t		state;		/* | WIRE_PROBE_MISSING */
 	uint8_t		mult;
 	uint16_t	interval;	/* ms */
 };

@@ -125,7 +125,8 @@ daemon_link_hello(void *arg, struct wire_hello *h)
 
 	h->version = WIRE_VERSION;
 	h->caps = (d->ifenv.offload ? WIRE_CAP_GSO : 0) | WIRE_CAP_DGRAM |
-	    WIRE_CAP_LIVENESS | WIRE_CAP_SEEN;
+	    WIRE_CAP_LIVENESS | WIRE_CAP_SEEN |
+	    WIRE_CAP_DGRAM_LIVE;
 	MODULES(d, m)
 		if (m->caps != NULL)
 			h->caps |= m->caps(m->arg);

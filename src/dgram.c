@@ -114,7 +114,7 @@ dgram_hdr_decode(const uint8_t *p, size_t n, struct dgram_hdr *h)
 		return -1;
 	h->counter = (uint64_t)hi << 32 | lo;
 	if (zero != 0 || h->receiver == 0 || h->type < DGRAM_DATA ||
-	    h->type > DGRAM_REPLY)
+	    h->type > DGRAM_LIVE)
 		return -1;
 	return 0;
 }

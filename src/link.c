@@ -870,6 +870,7 @@ link_live_run(struct link *l, uint64_t now)
 {
 	struct conn		*c = l->conn;
 	struct wire_probe	 pr;
+	int			 dgram, tcp = 0, missing, now_too;
 
 	if (c == NULL || l->state != LINK_UP)
 		return;
@@ -880,13 +881,44 @@ link_live_run(struct link *l, uint64_t now)
 	l->live_msgs = c->msgs_in;
 	l->live_frames_in = l->c.frames_in;
 	l->live_frames_out = l->c.frames_out;
-	if (!liveness_tick(&l->live, now))
+	/*
+	 * A probe at once when the peer's go missing here, or when the peer
+	 * says ours do (once each time), not at the next one's time: by the
+	 * connection, it reaches the peer before its evidence from the data
+	 * (frames sent, nothing heard) calls the link dead.
+	 */
+	missing = (c->hello.caps & WIRE_CAP_DGRAM_LIVE) &&
+	    liveness_missing(&l->live, now);
+	now_too = (missing && !l->live_missing) || l->live_answer;
+	l->live_missing = missing;
+	l->live_answer = 0;
+	if (!liveness_tick(&l->live, now) && !now_too)
 		return;
 	pr.state = (uint8_t)l->live.state;
 	pr.mult = (uint8_t)l->live.mult;
 	pr.interval = (uint16_t)l->live.interval;
-	/* Not sent (output backed up): tried again at the next look. */
-	if (conn_send_probe(c, &pr) == 0)
+	/*
+	 * By a datagram where the link's frames go by datagrams, so that a
+	 * lossy path's retransmissions never hold a probe back; by the
+	 * connection too while a probe has gone unheard here (the datagrams
+	 * may be what is blocked) or the peer's came by it (it misses ours),
+	 * so that a path that still carries the connection stays alive
+	 * while the frames fall back to it.  Not sent at all (output backed
+	 * up): tried again at the next look.
+	 */
+	if (c->hello.caps & WIRE_CAP_DGRAM_LIVE) {
+		if (missing)
+			pr.state |= WIRE_PROBE_MISSING;
+		dgram = l->dpath != NULL &&
+		    udp_path_mode(l->dpath) == UDP_MODE_UDP &&
+		    udp_path_send_live(l->dpath, &pr) == 0;
+	} else
+		dgram = 0;
+	l->live.data_slack = dgram;
+	if (!dgram || (pr.state & WIRE_PROBE_MISSING) ||
+	    now < l->live_tcp_until)
+		tcp = conn_send_probe(c, &pr) == 0;
+	if (dgram || tcp)
 		liveness_probe_sent(&l->live, now);
 }
 
@@ -938,6 +970,34 @@ links_set_liveness(struct links *lks, uint32_t interval, uint32_t mult)
 }
 
 static void
+link_live_probe(struct link *l, const struct wire_probe *pr, uint64_t now)
+{
+	/*
+	 * A peer that misses ours: ours go both ways for a detection time,
+	 * and if they went by datagrams, so do the frames until the path
+	 * proves itself again.
+	 */
+	if (pr->state & WIRE_PROBE_MISSING) {
+		if (now >= l->live_tcp_until) {
+			/* Answered at the next look: at most once a time. */
+			l->live_answer = 1;
+			event_active(l->ev_live, EV_TIMEOUT, 0);
+		}
+		l->live_tcp_until = now + liveness_detect(&l->live);
+		if (l->dpath != NULL &&
+		    udp_path_mode(l->dpath) == UDP_MODE_UDP)
+			udp_path_doubt(l->dpath);
+	}
+	/*
+	 * A change's probe goes at the next look, not from here: a backlog
+	 * of probes arriving at once makes at most one a quarter interval.
+	 */
+	liveness_probe(&l->live, now,
+	    (enum liveness_state)(pr->state & ~WIRE_PROBE_MISSING),
+	    pr->interval);
+}
+
+static void
 link_conn_probe(void *arg, struct conn *c, const struct wire_probe *pr)
 {
 	struct link	*l = c->link;
@@ -945,12 +1005,17 @@ link_conn_probe(void *arg, struct conn *c, const struct wire_probe *pr)
 
 	if (l == NULL || l->state != LINK_UP)
 		return;
-	/*
-	 * A change's probe goes at the next look, not from here: a backlog
-	 * of probes arriving at once makes at most one a quarter interval.
-	 */
-	liveness_probe(&l->live, now, (enum liveness_state)pr->state,
-	    pr->interval);
+	link_live_probe(l, pr, now);
+}
+
+/* A liveness probe by a datagram (udp.h). */
+static void
+link_dgram_live(void *arg, const struct wire_probe *pr)
+{
+	struct link	*l = arg;
+
+	if (l->state == LINK_UP && l->conn != NULL)
+		link_live_probe(l, pr, clock_now_ms());
 }
 
 int
@@ -1089,6 +1154,7 @@ static const struct udp_path_cbs link_dgram_cbs = {
 	.changed = link_dgram_changed,
 	.resend = link_dgram_resend,
 	.endpoint = link_dgram_endpoint,
+	.live = link_dgram_live,
 };
 
 /* An up link whose options ask for datagrams offers them to its peer. */
@@ -1688,6 +1754,9 @@ link_show_dgram(const struct link *l, struct evbuffer *out)
 	DROW("dgram_send_errors", us->send_errors);
 	DROW("dgram_probes", us->probes);
 	DROW("dgram_replies", us->replies);
+	DROW("dgram_liveness_out", us->live_out);
+	DROW("dgram_liveness_in", us->live_in);
+	DROW("dgram_doubted", us->doubted);
 	DROW("dgram_fallbacks", us->fallbacks);
 	DROW("dgram_resent", us->resent);
 	DROW("frag_whole", fs->whole);

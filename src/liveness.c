@@ -124,10 +124,11 @@ static uint64_t
 liveness_data_ms(const struct liveness *lv)
 {
 	uint32_t	 n = lv->mult > 2 ? lv->mult - 1 : 2;
+	uint64_t	 period = liveness_period(lv);
 
 	if (lv->peer_interval == 0)
 		return LIVENESS_DATA_MS;
-	return (uint64_t)n * liveness_period(lv);
+	return (uint64_t)n * period + (lv->data_slack ? period / 2 : 0);
 }
 
 void
@@ -194,14 +195,31 @@ liveness_sent(struct liveness *lv, uint64_t now)
 		lv->sent_unheard = now;
 }
 
+/* The detection time in effect at now: an old, slower one while it holds. */
+static uint64_t
+liveness_detect_at(const struct liveness *lv, uint64_t now)
+{
+	uint64_t	 detect = liveness_detect(lv);
+
+	if (now < lv->slow_until && detect != 0 && detect < lv->slow_detect)
+		detect = lv->slow_detect;
+	return detect;
+}
+
+int
+liveness_missing(const struct liveness *lv, uint64_t now)
+{
+	uint64_t	 detect = liveness_detect_at(lv, now);
+
+	return detect != 0 && now - lv->heard > detect / 2;
+}
+
 int
 liveness_tick(struct liveness *lv, uint64_t now)
 {
 	char		 why[LIVENESS_WHY_MAX];
-	uint64_t	 detect = liveness_detect(lv), data;
+	uint64_t	 detect = liveness_detect_at(lv, now), data;
 
-	if (now < lv->slow_until && detect != 0 && detect < lv->slow_detect)
-		detect = lv->slow_detect;
 	if (lv->state != LIVENESS_DOWN && detect != 0 &&
 	    now - lv->heard >= detect) {
 		snprintf(why, sizeof(why), "no probe heard for %llu ms",

@@ -111,6 +111,7 @@ struct udp_path {
 	uint64_t		 since, last_reply, next_probe, backoff;
 	uint64_t		 srtt;		/* ms */
 	uint64_t		 ok_until;	/* ms: what was sent before arrived */
+	uint64_t		 doubted;	/* ms: the link's word; 0: none */
 	uint64_t		 lossy_until;	/* ms: cut super-frames until then */
 	uint64_t		 overflow0;	/* u->rx_overflow when keyed */
 	uint32_t		 peer_lost;	/* as its last reply said */
@@ -762,6 +763,39 @@ udp_send_probe(struct udp_path *p, uint64_t now, uint8_t type, uint32_t id,
 		p->st.probes++;
 }
 
+void
+udp_path_doubt(struct udp_path *p)
+{
+	uint64_t	 now = p->u->now_ms();
+
+	if (p->state != UDP_UP || p->doubted > p->last_reply)
+		return;
+	p->doubted = now;
+	p->st.doubted++;
+	/* A probe now: its reply ends the doubt. */
+	p->next_probe = now;
+	udp_path_tick(p, now);
+}
+
+int
+udp_path_send_live(struct udp_path *p, const struct wire_probe *pr)
+{
+	uint8_t	 w[WIRE_HDR_LEN + WIRE_PROBE_LEN], *d;
+	size_t	 room = DGRAM_OVERHEAD + WIRE_PROBE_LEN;
+
+	if (!p->keyed || p->sock == NULL || p->peerlen == 0 ||
+	    (d = udp_tx_slot(p, room)) == NULL)
+		return -1;
+	/* The PROBE message's body, without its header. */
+	wire_probe_encode(w, pr);
+	memcpy(d + DGRAM_HDR_LEN, w + WIRE_HDR_LEN, WIRE_PROBE_LEN);
+	if (udp_seal(p, p->u->now_ms(), DGRAM_LIVE, d, WIRE_PROBE_LEN,
+	    room) == -1)
+		return -1;
+	p->st.live_out++;
+	return 0;
+}
+
 /* The path's state, and what it means for the frames. */
 
 static uint64_t
@@ -785,8 +819,8 @@ udp_mode_at(const struct udp_path *p, uint64_t now)
 		return UDP_MODE_UDP;
 	if (p->state != UDP_UP)
 		return UDP_MODE_TCP;
-	return now - p->last_reply > udp_suspect_ms(p) ? UDP_MODE_BOTH :
-	    UDP_MODE_UDP;
+	return now - p->last_reply > udp_suspect_ms(p) ||
+	    p->doubted > p->last_reply ? UDP_MODE_BOTH : UDP_MODE_UDP;
 }
 
 enum udp_mode
@@ -1052,7 +1086,9 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 	struct udp_path	*p;
 	struct dgram_rx	 rx;
 	struct dgram_probe pr;
+	struct wire_probe lp;
 	const uint8_t	*msg;
+	const char	*why;
 	size_t		 mlen;
 	char		 a[INET6_ADDRSTRLEN + 8], o[INET6_ADDRSTRLEN + 8];
 
@@ -1106,6 +1142,15 @@ udp_input(struct udp *u, struct udp_sock *s, uint8_t *buf, size_t n,
 		/* The answer: smaller than the probe, never larger. */
 		udp_send_probe(p, now, DGRAM_REPLY, pr.id, (uint32_t)n,
 		    pr.stamp, rx.epoch);
+		break;
+	case DGRAM_LIVE:
+		if (wire_probe_decode(rx.payload, rx.len, &lp, &why) == -1) {
+			p->st.malformed++;
+			break;
+		}
+		p->st.live_in++;
+		if (p->cbs.live != NULL)
+			p->cbs.live(p->arg, &lp);
 		break;
 	case DGRAM_REPLY:
 		if (dgram_probe_decode(rx.payload, rx.len, &pr) == -1) {

@@ -91,7 +91,7 @@ START_TEST(hdr_codec)
 	b[2] = 0;
 	b[0] = 0;
 	ck_assert_int_eq(dgram_hdr_decode(b, sizeof(b), &g), -1);
-	b[0] = DGRAM_REPLY + 1;
+	b[0] = DGRAM_LIVE + 1;
 	ck_assert_int_eq(dgram_hdr_decode(b, sizeof(b), &g), -1);
 	b[0] = DGRAM_DATA;
 	memset(b + 4, 0, 4);

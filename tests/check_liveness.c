@@ -156,6 +156,46 @@ START_TEST(pace_speeds_up)
 }
 END_TEST
 
+/*
+ * The peer's probes missing (half the detection time unheard): never in a
+ * steady exchange, nor while a quickened pace is judged by the old time;
+ * soon after a cut, before the link is declared dead.
+ */
+START_TEST(missing)
+{
+	struct sim	 s;
+	uint64_t	 t, first = 0;
+
+	sim_init(&s);
+	for (t = 0; t < 3000; t += 10) {
+		sim_run(&s, 10);
+		ck_assert_int_eq(liveness_missing(&s.a.lv, s.now), 0);
+	}
+	liveness_set(&s.b.lv, LIVENESS_ALONE_INTERVAL, LIVENESS_MULT_DEFAULT,
+	    s.now);
+	sim_run(&s, 10000);
+	liveness_set(&s.b.lv, LIVENESS_INTERVAL_DEFAULT, LIVENESS_MULT_DEFAULT,
+	    s.now);
+	for (t = 0; t < 5000; t += 10) {
+		sim_run(&s, 10);
+		ck_assert_int_eq(liveness_missing(&s.a.lv, s.now), 0);
+		ck_assert_int_eq(liveness_missing(&s.b.lv, s.now), 0);
+	}
+	sim_run(&s, 2 * LIVENESS_ALONE_INTERVAL);	/* past the old time */
+	t = s.now;
+	s.ba_lost = 1;
+	while (s.a.lv.state != LIVENESS_DOWN && s.now - t < 2000) {
+		sim_run(&s, 10);
+		if (first == 0 && liveness_missing(&s.a.lv, s.now))
+			first = s.now;
+	}
+	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+	ck_assert_uint_ne(first, 0);
+	ck_assert_uint_lt(first, s.a.down_at);
+	ck_assert_uint_le(first - t, 3 * LIVENESS_INTERVAL_DEFAULT / 2 + 20);
+}
+END_TEST
+
 START_TEST(cut_both_ways)
 {
 	struct sim	 s;
@@ -422,6 +462,7 @@ main(void)
 	tcase_add_test(tc, steady);
 	tcase_add_test(tc, slower_end_paces);
 	tcase_add_test(tc, pace_speeds_up);
+	tcase_add_test(tc, missing);
 	tcase_add_test(tc, cut_both_ways);
 	tcase_add_test(tc, cut_one_way);
 	tcase_add_test(tc, stale_backlog);

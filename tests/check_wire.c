@@ -265,6 +265,7 @@ START_TEST(probe_codec)
 	const char		*why;
 	static const uint8_t	 bad[][WIRE_PROBE_LEN] = {
 		{ 4, 3, 0, 200 },	/* no such state */
+		{ 0x84, 3, 0, 200 },	/* nor with the missing bit */
 		{ 3, 1, 0, 200 },	/* multiplier below 2 */
 		{ 3, 3, 0, 9 },		/* interval below 10 ms */
 		{ 3, 3, 0xea, 0x61 },	/* 60001 ms */
@@ -280,6 +281,12 @@ START_TEST(probe_codec)
 	ck_assert_mem_eq(&pr, &back, sizeof(pr));
 	ck_assert_int_eq(wire_probe_decode(buf + WIRE_HDR_LEN, 3, &back,
 	    &why), -1);
+	/* The state byte's high bit: the sender misses ours. */
+	pr.state = 3 | WIRE_PROBE_MISSING;
+	wire_probe_encode(buf, &pr);
+	ck_assert_int_eq(wire_probe_decode(buf + WIRE_HDR_LEN,
+	    WIRE_PROBE_LEN, &back, &why), 0);
+	ck_assert_uint_eq(back.state, 3 | WIRE_PROBE_MISSING);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why = NULL;
 		ck_assert_int_eq(wire_probe_decode(bad[i], WIRE_PROBE_LEN,

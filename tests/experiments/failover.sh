@@ -1,0 +1,168 @@
+#!/bin/bash
+#
+# Silent failures of the active path, TRIES (default 20) in a row, with
+# the defaults (`routing auto`, liveness on, nothing tuned).
+#
+# Two proxies, two hosts each linked to both over TLS, no direct link
+# (it-failover's arrangement).  Guest 1 pings guest 2 every 10 ms for the
+# whole run.  Each try: find the proxy that carries the ping, drop all its
+# traffic (iptables DROP in and out of its namespace: no FIN, no RST) for
+# DOWN seconds (default 2), restore it, wait until both hosts' links to it
+# are back in the routes, then SETTLE seconds (default 1).  The gap of a
+# try is the longest time between two replies from the drop to the end of
+# its settling, so a return that costs something shows too.
+#
+# Before the tries, WINDOW seconds (default 10) of an idle link: the bytes
+# of IP packets host 1 and proxy 1 exchange (probes, keepalives), counted
+# on host 1's underlay by an iptables chain: the probes' cost per link.
+#
+# Writes OUT/failover.csv (try, proxy, gap_s, gap_after_return_s) and
+# OUT/failover-summary.txt: the longest gap, the median, how many tries
+# stayed under 1 s, and the idle link's bytes/s.  OUT defaults to
+# tests/experiments/results.  Needs root, iptables.
+#
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+require_root
+require_binaries
+command -v iptables >/dev/null || skip "iptables is missing"
+
+TRIES=${TRIES:-20}
+DOWN=${DOWN:-2}
+SETTLE=${SETTLE:-1}
+WINDOW=${WINDOW:-10}
+OUT=${OUT:-$LIB_DIR/experiments/results}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+node_add p1 1
+node_add p2 2
+node_add host1 3
+node_add host2 4
+for p in p1 p2; do
+	vnetd_start "$p" "node $p
+listen $(addr "$p"):$PORT tls
+routing auto
+$(tls_conf "$p")"
+done
+for i in 1 2; do
+	vnetd_start "host$i" "node host$i
+interface guest tap vtap0
+link p1 $(addr p1):$PORT tls
+link p2 $(addr p2):$PORT tls
+routing auto
+$(tls_conf "host$i")"
+	guest_add "g$i" "host$i" vtap0 "$i"
+done
+for i in 1 2; do
+	for p in p1 p2; do
+		wait_link_up "host$i" "$p"
+	done
+done
+for d in p1 p2 host1 host2; do
+	wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
+done
+IP2=$(guest_ip 2)
+wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
+
+live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
+live_not() { ! live_is "$@"; }
+now() { date +%s.%N; }
+now_past() { awk -v t="$1" -v n="$(now)" 'BEGIN { exit !(n >= t) }'; }
+plus() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.3f", t + d }'; }
+# wait_until T: until the clock passes T (a point in time, not a state).
+wait_until() { wait_for 60 now_past "$1" || true; }
+
+# The idle link's cost: what host 1 and proxy 1 exchange, nothing else
+# on the link (no guest traffic yet).
+ipt() { ip netns exec "$(ns host1)" iptables "$@"; }
+ipt -N FAILOVER_BYTES
+ipt -A FAILOVER_BYTES -s "$(addr p1)"
+ipt -A FAILOVER_BYTES -d "$(addr p1)"
+ipt -I INPUT -j FAILOVER_BYTES
+ipt -I OUTPUT -j FAILOVER_BYTES
+idle_bytes() { ipt -nvx -L FAILOVER_BYTES | awk '$1 ~ /^[0-9]+$/ { b += $2 } END { print b + 0 }'; }
+ipt -Z FAILOVER_BYTES
+b0=$(idle_bytes)
+t0=$(now)
+wait_until "$(plus "$t0" "$WINDOW")"
+b1=$(idle_bytes)
+idle_bps=$(awk -v b=$((b1 - b0)) -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.0f", b / (t1 - t0) }')
+say "idle link host1-p1: $idle_bps B/s (probes every $(link_field host1 p1 probe_ms) ms, keepalives, both ways)"
+
+in_guest g1 ping -D -n -i 0.01 -W 1 "$IP2" >"$TMPD/ping" 2>&1 &
+ping=$!
+EXTRA_PIDS+=("$ping")
+wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping') >= 50 ))" ||
+	fail "the ping does not run: $(tail -n 5 "$TMPD/ping")"
+
+frames_to() {
+	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
+}
+# active: the proxy that carries most of the ping over a 0.3 s sample.
+active() {
+	local a b
+	a=$(frames_to p1)
+	b=$(frames_to p2)
+	sleep 0.3	# a sample of the counters, not a wait for a state
+	a=$(($(frames_to p1) - a))
+	b=$(($(frames_to p2) - b))
+	if ((a >= b)); then echo p1; else echo p2; fi
+}
+# gap FROM TO: the longest time between two replies from the last one
+# before FROM to the last one before TO (s).
+gap() {
+	awk -v from="$1" -v to="$2" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
+		if (t < from) { last = t; next }
+		if (t > to) exit
+		if (last && t - last > max) max = t - last
+		last = t }
+		END { printf "%.3f\n", max }' "$TMPD/ping"
+}
+
+echo "try,proxy,gap_s,gap_after_return_s" >"$OUT/failover.csv"
+declare -a drop back endt who
+for ((k = 1; k <= TRIES; k++)); do
+	p=$(active)
+	who[k]=$p
+	drop[k]=$(now)
+	ip netns exec "$(ns "$p")" iptables -A INPUT -j DROP
+	ip netns exec "$(ns "$p")" iptables -A OUTPUT -j DROP
+	for i in 1 2; do
+		wait_for 5 live_not "host$i" "$p" up ||
+			fail "try $k: host$i's link $p still alive"
+	done
+	wait_until "$(plus "${drop[k]}" "$DOWN")"
+	ip netns exec "$(ns "$p")" iptables -D INPUT -j DROP
+	ip netns exec "$(ns "$p")" iptables -D OUTPUT -j DROP
+	back[k]=$(now)
+	for i in 1 2; do
+		wait_for 20 live_is "host$i" "$p" up ||
+			fail "try $k: host$i's link $p not back"
+	done
+	wait_until "$(plus "$(now)" "$SETTLE")"
+	endt[k]=$(now)
+	say "try $k: $p dropped, back in the routes $(awk -v a="${back[k]}" -v b="${endt[k]}" -v s="$SETTLE" 'BEGIN { printf "%.1f", b - a - s }') s after its return"
+done
+kill "$ping"
+wait "$ping" 2>/dev/null || true
+
+for ((k = 1; k <= TRIES; k++)); do
+	echo "$k,${who[k]},$(gap "${drop[k]}" "${endt[k]}"),$(gap "${back[k]}" "${endt[k]}")" >>"$OUT/failover.csv"
+done
+sent=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$TMPD/ping")
+tail -n +2 "$OUT/failover.csv" | awk -F, -v tries="$TRIES" -v bps="$idle_bps" -v sent="$sent" '
+	{ g[NR] = $3; if ($3 > max) max = $3; if ($3 < 1) under++
+	  if ($4 > rmax) rmax = $4 }
+	END {
+		n = asort(g)
+		med = (n % 2) ? g[(n + 1) / 2] : (g[n / 2] + g[n / 2 + 1]) / 2
+		printf "tries %d: longest gap %.3f s, median %.3f s, %d of %d under 1 s\n", n, max, med, under, tries
+		printf "after the returns: longest gap %.3f s\n", rmax
+		split(sent, s, " ")
+		printf "pings: %d sent, %d answered\n", s[1], s[2]
+		printf "idle link: %d B/s (both ways, IP bytes)\n", bps
+	}' | tee "$OUT/failover-summary.txt"
+awk -F, 'NR > 1 && $3 >= 1 { bad = 1 } END { exit bad }' "$OUT/failover.csv" ||
+	say "some tries went over 1 s: see $OUT/failover.csv"
+pass
