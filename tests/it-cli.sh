@@ -103,6 +103,42 @@ sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
 expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
 	"$VNETD" -n -f "$TMPD/tls.conf"
 
+say "vnetd -n: every problem in one run, each on its line, and nothing else"
+cat >"$TMPD/many.conf" <<CONF
+node one
+network cli
+learn maybe
+keepalive 0
+user vnetnosuchuser
+control-group vnetnosuchgroup
+tls-cert $CA_DIR/one.crt
+tls-key $TMPD/missing.key
+tls-ca $CA_DIR/ca.crt
+tls-crl $TMPD/missing.crl
+http 127.0.0.1:$PORT
+CONF
+want="$TMPD/many.conf:3: learn: invalid value 'maybe' (expected yes or no)
+$TMPD/many.conf:4: keepalive: invalid seconds '0' (1..3600)
+$TMPD/many.conf:5: user vnetnosuchuser: no such user
+$TMPD/many.conf:6: control-group vnetnosuchgroup: no such group
+$TMPD/many.conf:8: tls-key $TMPD/missing.key: No such file or directory
+$TMPD/many.conf:10: tls-crl $TMPD/missing.crl: No such file or directory"
+rc=0
+out=$("$VNETD" -n -f "$TMPD/many.conf" 2>&1) || rc=$?
+((rc == 1)) || fail "vnetd -n on six problems: exit $rc, not 1: $out"
+[[ $out == "$want" ]] || fail "vnetd -n on six problems said:
+$out
+not:
+$want"
+# With the files there, what is in them is checked beside the bad lines.
+sed -i -e "s|^tls-key .*|tls-key $TMPD/garbage.key|" -e '/^tls-crl/d' "$TMPD/many.conf"
+rc=0
+out=$("$VNETD" -n -f "$TMPD/many.conf" 2>&1) || rc=$?
+((rc == 1)) || fail "vnetd -n on a bad line and a garbage key: exit $rc, not 1: $out"
+[[ $out == *"many.conf:3: learn: invalid value"* &&
+	$out == *"many.conf:8: tls-key $TMPD/garbage.key: not in PEM format"* ]] ||
+	fail "vnetd -n did not say both the bad line and the garbage key: $out"
+
 say "a route to a link that can never appear: a warning in vnetd -n"
 cat >"$TMPD/route.conf" <<CONF
 node one
