@@ -42,6 +42,12 @@ expect "vnetctl help reload" 0 "usage: vnetctl reload [-n]" "$VNETCTL" help relo
 expect "vnetctl help nope" 1 "unknown verb 'nope'" "$VNETCTL" help nope
 expect "vnetctl help adapt" 0 "usage: vnetctl adapt off|on" "$VNETCTL" help adapt
 expect "vnetctl help offload" 0 "a statement of the configuration file only" "$VNETCTL" help offload
+expect "vnetctl help offload" 0 "restart vnetd to change it" "$VNETCTL" help offload
+expect "vnetctl help tls-crl" 0 "at each reload: change it there and run vnetctl reload" \
+	"$VNETCTL" help tls-crl
+out=$("$VNETCTL" help 2>&1)
+[[ $out == *'"vnetctl reload" applies a change of:'$'\n''  tls-cert tls-key tls-ca tls-crl'$'\n'* ]] ||
+	fail "vnetctl help does not list the tls-* files as taken by a reload: $out"
 out=$("$VNETCTL" help 2>&1)
 while read -r verb _; do
 	"$VNETCTL" help "$verb" >/dev/null || fail "vnetctl help lists $verb, but help $verb fails"
@@ -191,6 +197,12 @@ out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:03 link hots2 2>
 out=$("$VNETCTL" -s "$TMPD/d.sock" add-link hots2 10.0.0.3:$PORT 2>&1)
 out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:05 link hots2 2>&1)
 [[ -z $out ]] || fail "add-route to an existing link said '$out'"
+
+say "a tls-* statement at run time: the refusal names reload, not a restart"
+expect "vnetctl tls-crl" 1 "tls-crl: can only be set in the configuration file (change it there and run vnetctl reload)" \
+	"$VNETCTL" -s "$TMPD/d.sock" tls-crl "$TMPD/crl.pem"
+expect "vnetctl offload" 1 "offload: can only be set in the configuration file (restart vnetd to change it)" \
+	"$VNETCTL" -s "$TMPD/d.sock" offload no
 
 say "listen at run time: the plain statement is add-listen"
 "$VNETCTL" -s "$TMPD/d.sock" listen "127.0.0.1:$PORT" || fail "vnetctl listen was refused"
