@@ -408,6 +408,12 @@ int	 stmt_is_setting(enum stmt_kind);
  * check_verb holds to this); vnetctl's help is made from it.
  */
 int	 stmt_runtime(enum stmt_kind);
+/*
+ * Of the file's only, 1 for those a reload takes all the same (the tls-*
+ * files), 0 for those that need a restart.  The daemon's reload follows it
+ * (vnetd_reloadable()); vnetctl's help says which is which.
+ */
+int	 stmt_reloadable(enum stmt_kind);
 /* Keyword i of the grammar (add- and del- forms too), or NULL past the last. */
 const char *stmt_keyword_at(size_t i, enum stmt_kind *, enum stmt_op *);
 /*

@@ -654,16 +654,8 @@ route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 int
 vnetd_reloadable(enum stmt_kind kind)
 {
-	switch (kind) {
-	/* A reload reads them again (vnetd_tls_reload()). */
-	case STMT_TLS_CERT:
-	case STMT_TLS_KEY:
-	case STMT_TLS_CA:
-	case STMT_TLS_CRL:
-		return 1;
-	default:
-		return 0;
-	}
+	/* A reload reads the tls-* files again (vnetd_tls_reload()). */
+	return stmt_reloadable(kind);
 }
 
 int
@@ -756,8 +748,9 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	/* Links and the control socket are made with these: restart. */
 	if (runtime && vnetd_startup_only(st->kind)) {
 		snprintf(err, errlen, "%s: can only be set in the "
-		    "configuration file (restart vnetd to change it)",
-		    stmt_keyword(st->kind, st->op));
+		    "configuration file (%s)", stmt_keyword(st->kind, st->op),
+		    vnetd_reloadable(st->kind) ? "change it there and run "
+		    "vnetctl reload" : "restart vnetd to change it");
 		return -1;
 	}
 	if ((st->kind == STMT_LISTEN || (st->kind == STMT_LINK &&

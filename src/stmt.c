@@ -323,6 +323,20 @@ stmt_runtime(enum stmt_kind kind)
 	}
 }
 
+int
+stmt_reloadable(enum stmt_kind kind)
+{
+	switch (kind) {
+	case STMT_TLS_CERT:
+	case STMT_TLS_KEY:
+	case STMT_TLS_CA:
+	case STMT_TLS_CRL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 const char *
 stmt_keyword_at(size_t i, enum stmt_kind *kind, enum stmt_op *op)
 {

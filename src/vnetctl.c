@@ -47,19 +47,23 @@ usage(FILE *fp)
 	}
 }
 
-/* The statements only the configuration file gives, wrapped. */
+/*
+ * The statements only the configuration file gives, wrapped: those a
+ * reload takes (reload 1), or those that need a restart.
+ */
 static void
-help_file_only(void)
+help_file_only(int reload)
 {
 	enum stmt_kind	 kind;
 	enum stmt_op	 op;
 	const char	*kw;
 	size_t		 i, col = 2;
 
-	printf("\nIn the configuration file only (vnetd.conf(5); restart "
-	    "vnetd to change them):\n ");
+	printf("\nIn the configuration file only (vnetd.conf(5)); %s:\n ",
+	    reload ? "\"vnetctl reload\" applies a change of" :
+	    "restart vnetd to change");
 	for (i = 0; (kw = stmt_keyword_at(i, &kind, &op)) != NULL; i++) {
-		if (stmt_runtime(kind))
+		if (stmt_runtime(kind) || stmt_reloadable(kind) != reload)
 			continue;
 		if (col + strlen(kw) + 1 > 72) {
 			printf("\n ");
@@ -70,7 +74,10 @@ help_file_only(void)
 	printf("\n");
 }
 
-/* A statement keyword that is no verb: one of the file's only. */
+/*
+ * A statement keyword that is no verb, one of the file's only: 1, or 2 if
+ * a reload takes it.
+ */
 static int
 file_only(const char *name)
 {
@@ -81,7 +88,7 @@ file_only(const char *name)
 
 	for (i = 0; (kw = stmt_keyword_at(i, &kind, &op)) != NULL; i++)
 		if (strcmp(kw, name) == 0 && !stmt_runtime(kind))
-			return 1;
+			return stmt_reloadable(kind) ? 2 : 1;
 	return 0;
 }
 
@@ -96,13 +103,21 @@ help(const char *name)
 		printf("usage: vnetctl [-j | -t [-H]] [-s SOCKET] VERB [ARG ...]\n\n");
 		for (i = 0; (v = verb_at(i)) != NULL; i++)
 			printf("  %-14s %s\n", v->name, v->what);
-		help_file_only();
+		help_file_only(1);
+		help_file_only(0);
 		printf("\n\"vnetctl help VERB\" shows a verb's arguments; "
 		    "vnetctl(8) has the details.\n");
 		return 0;
 	}
 	if ((v = verb_find(name)) == NULL) {
-		if (file_only(name)) {
+		switch (file_only(name)) {
+		case 2:
+			printf("%s: a statement of the configuration file "
+			    "only (vnetd.conf(5)); vnetd reads it at start and "
+			    "at each reload: change it there and run vnetctl "
+			    "reload\n", name);
+			return 0;
+		case 1:
 			printf("%s: a statement of the configuration file "
 			    "only (vnetd.conf(5)); vnetd reads it at start: "
 			    "restart vnetd to change it\n", name);

@@ -335,6 +335,43 @@ tls_line(const struct config *cf, const char *msg)
 	return 0;
 }
 
+/*
+ * Every TLS file that cannot be opened for reading, FILE:LINE: keyword
+ * path: reason.  Returns how many.
+ */
+static int
+check_tls_files(const struct config *cf, int *errors)
+{
+	const struct stmt *st;
+	struct stmt	 tmp;
+	size_t		 i;
+	int		 fd, bad = 0;
+
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < cf->lines.n; i++) {
+		switch (cf->lines.v[i].kind) {
+		case STMT_TLS_CERT:
+		case STMT_TLS_KEY:
+		case STMT_TLS_CA:
+		case STMT_TLS_CRL:
+			break;
+		default:
+			continue;
+		}
+		st = stmt_vec_get(&cf->lines, i, &tmp);
+		if ((fd = open(st->path, O_RDONLY | O_CLOEXEC)) != -1) {
+			close(fd);
+			continue;
+		}
+		fprintf(stderr, "%s:%d: %s %s: %s\n", cf->file,
+		    cf->lines.v[i].line, stmt_keyword(st->kind, st->op),
+		    st->path, strerror(errno));
+		bad++;
+	}
+	*errors += bad;
+	return bad;
+}
+
 static int
 check_system(const struct config *cf)
 {
@@ -380,7 +417,13 @@ check_system(const struct config *cf)
 			errors++;
 		}
 	}
-	if (errors == 0 && has_tls) {
+	/*
+	 * An incomplete set was said by config_load(); a file that cannot be
+	 * opened is said here, each on its line, since the context would stop
+	 * at the first.
+	 */
+	if (has_tls && d.tls_key[0] != '\0' && d.tls_ca[0] != '\0' &&
+	    check_tls_files(cf, &errors) == 0) {
 		if (vnetd_tls(&d, err, sizeof(err)) == NULL) {
 			fprintf(stderr, "%s:%d: %s\n", cf->file,
 			    tls_line(cf, err), err);
@@ -537,6 +580,7 @@ main(int argc, char **argv)
 	const char	*conffile = VNETD_CONF, *sock = NULL, *pidfile = NULL;
 	char		 err[512], c = 'r';
 	int		 ch, foreground = 0, check = 0, verbose = 0, ready = -1;
+	int		 errors;
 	size_t		 i;
 
 	static const struct option longopts[] = {
@@ -584,21 +628,23 @@ main(int argc, char **argv)
 	}
 
 	/* Errors are printed FILE:LINE: message, one a line. */
-	if (config_load(conffile, &cf, print_error, NULL) != 0) {
-		config_clear(&cf);
-		return 1;
-	}
-	if (check) {
+	errors = config_load(conffile, &cf, print_error, NULL);
+	/*
+	 * -n goes on past a bad line with the lines that parsed, so that one
+	 * run says every problem: the file's, then the system's.
+	 */
+	if (check && errors >= 0) {
 		config_warnings(&cf, print_error, NULL);
 		check_routes(&cf, print_error);
-		if (check_system(&cf) != 0) {
-			config_clear(&cf);
-			return 1;
-		}
-		if (verbose)
+		errors += check_system(&cf);
+		if (errors == 0 && verbose)
 			fprintf(stderr, "%s: configuration OK\n", conffile);
 		config_clear(&cf);
-		return 0;
+		return errors != 0;
+	}
+	if (errors != 0) {
+		config_clear(&cf);
+		return 1;
 	}
 
 	log_init("vnetd", foreground, verbose);

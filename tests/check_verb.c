@@ -68,6 +68,12 @@ START_TEST(runtime_is_the_daemons)
 		    "%s it at run time: change one to agree",
 		    stmt_keyword(k, STMT_OP_SET), stmt_runtime(k),
 		    vnetd_startup_only(k) ? "refuses" : "takes");
+	/* What vnetctl's help says a reload takes, the daemon's reload takes. */
+	for (k = 1; k <= STMT_KIND_LAST; k++)
+		ck_assert_msg(!stmt_reloadable(k) || (!stmt_runtime(k) &&
+		    vnetd_reloadable(k)), "statement %s: stmt_reloadable() "
+		    "says a reload takes it, but it is a verb or the "
+		    "daemon's reload refuses it", stmt_keyword(k, STMT_OP_SET));
 }
 END_TEST
 

@@ -45,8 +45,9 @@ last=$(wc -l <"$TMPD/dup.conf")
 if "$VNETD" -n -f "$TMPD/dup.conf" 2>"$TMPD/dup.err"; then
 	fail "vnetd -n accepted a route given twice"
 fi
-[[ $(cat "$TMPD/dup.err") == "$TMPD/dup.conf:$last: route: same as line 30000" ]] ||
-	fail "vnetd -n said: $(head -n 3 "$TMPD/dup.err")"
+# The one error, beside the file's warnings (-n says everything in one run).
+[[ $(grep -v ': warning: ' "$TMPD/dup.err") == "$TMPD/dup.conf:$last: route: same as line 30000" ]] ||
+	fail "vnetd -n said: $(grep -v ': warning: ' "$TMPD/dup.err" | head -n 3)"
 
 say "the daemon starts with $ROUTES routes"
 mkns big

@@ -42,6 +42,12 @@ expect "vnetctl help reload" 0 "usage: vnetctl reload [-n]" "$VNETCTL" help relo
 expect "vnetctl help nope" 1 "unknown verb 'nope'" "$VNETCTL" help nope
 expect "vnetctl help adapt" 0 "usage: vnetctl adapt off|on" "$VNETCTL" help adapt
 expect "vnetctl help offload" 0 "a statement of the configuration file only" "$VNETCTL" help offload
+expect "vnetctl help offload" 0 "restart vnetd to change it" "$VNETCTL" help offload
+expect "vnetctl help tls-crl" 0 "at each reload: change it there and run vnetctl reload" \
+	"$VNETCTL" help tls-crl
+out=$("$VNETCTL" help 2>&1)
+[[ $out == *'"vnetctl reload" applies a change of:'$'\n''  tls-cert tls-key tls-ca tls-crl'$'\n'* ]] ||
+	fail "vnetctl help does not list the tls-* files as taken by a reload: $out"
 out=$("$VNETCTL" help 2>&1)
 while read -r verb _; do
 	"$VNETCTL" help "$verb" >/dev/null || fail "vnetctl help lists $verb, but help $verb fails"
@@ -103,6 +109,42 @@ sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
 expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
 	"$VNETD" -n -f "$TMPD/tls.conf"
 
+say "vnetd -n: every problem in one run, each on its line, and nothing else"
+cat >"$TMPD/many.conf" <<CONF
+node one
+network cli
+learn maybe
+keepalive 0
+user vnetnosuchuser
+control-group vnetnosuchgroup
+tls-cert $CA_DIR/one.crt
+tls-key $TMPD/missing.key
+tls-ca $CA_DIR/ca.crt
+tls-crl $TMPD/missing.crl
+http 127.0.0.1:$PORT
+CONF
+want="$TMPD/many.conf:3: learn: invalid value 'maybe' (expected yes or no)
+$TMPD/many.conf:4: keepalive: invalid seconds '0' (1..3600)
+$TMPD/many.conf:5: user vnetnosuchuser: no such user
+$TMPD/many.conf:6: control-group vnetnosuchgroup: no such group
+$TMPD/many.conf:8: tls-key $TMPD/missing.key: No such file or directory
+$TMPD/many.conf:10: tls-crl $TMPD/missing.crl: No such file or directory"
+rc=0
+out=$("$VNETD" -n -f "$TMPD/many.conf" 2>&1) || rc=$?
+((rc == 1)) || fail "vnetd -n on six problems: exit $rc, not 1: $out"
+[[ $out == "$want" ]] || fail "vnetd -n on six problems said:
+$out
+not:
+$want"
+# With the files there, what is in them is checked beside the bad lines.
+sed -i -e "s|^tls-key .*|tls-key $TMPD/garbage.key|" -e '/^tls-crl/d' "$TMPD/many.conf"
+rc=0
+out=$("$VNETD" -n -f "$TMPD/many.conf" 2>&1) || rc=$?
+((rc == 1)) || fail "vnetd -n on a bad line and a garbage key: exit $rc, not 1: $out"
+[[ $out == *"many.conf:3: learn: invalid value"* &&
+	$out == *"many.conf:8: tls-key $TMPD/garbage.key: not in PEM format"* ]] ||
+	fail "vnetd -n did not say both the bad line and the garbage key: $out"
+
 say "a route to a link that can never appear: a warning in vnetd -n"
 cat >"$TMPD/route.conf" <<CONF
 node one
@@ -155,6 +197,12 @@ out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:03 link hots2 2>
 out=$("$VNETCTL" -s "$TMPD/d.sock" add-link hots2 10.0.0.3:$PORT 2>&1)
 out=$("$VNETCTL" -s "$TMPD/d.sock" add-route any 02:00:00:00:00:05 link hots2 2>&1)
 [[ -z $out ]] || fail "add-route to an existing link said '$out'"
+
+say "a tls-* statement at run time: the refusal names reload, not a restart"
+expect "vnetctl tls-crl" 1 "tls-crl: can only be set in the configuration file (change it there and run vnetctl reload)" \
+	"$VNETCTL" -s "$TMPD/d.sock" tls-crl "$TMPD/crl.pem"
+expect "vnetctl offload" 1 "offload: can only be set in the configuration file (restart vnetd to change it)" \
+	"$VNETCTL" -s "$TMPD/d.sock" offload no
 
 say "listen at run time: the plain statement is add-listen"
 "$VNETCTL" -s "$TMPD/d.sock" listen "127.0.0.1:$PORT" || fail "vnetctl listen was refused"
