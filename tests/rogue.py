@@ -5,6 +5,7 @@ that the daemon closes each connection (within a deadline).
 
 usage: rogue.py HOST PORT CA CERT KEY [records|sigrec|macclaim MAC]
        rogue.py HOST PORT CA CERT KEY costly SECONDS
+       rogue.py HOST PORT CA CERT KEY reflect NAME ADDR SECONDS NODE...
        rogue.py HOST PORT CA CERT KEY spoof SRCMAC DSTMAC SRCIP DSTIP N
        rogue.py --poison HOST PORT MAC SECONDS
 
@@ -41,6 +42,13 @@ each round with a new sequence, as fast as the link takes them, for
 SECONDS; then one last round, whose sequence it prints ("rogue: last
 sequence N"), stays linked COSTLY_LINGER seconds and says goodbye.  It
 prints how many rounds and bytes it sent.
+
+With "reflect NAME ADDR SECONDS NODE..." it links as node NAME (CERT
+must name it) and publishes, in its own signed topology record, ADDR (a
+bystander's HOST:PORT, no vnet node) as its only candidate and address;
+then, every half second for SECONDS, it sends each NODE a signed traffic
+report saying its guests send 100 MB/s toward that node's, so that each
+wants a shortcut to NAME and dials ADDR.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -566,7 +574,54 @@ def costly(seconds):
     goodbye(s, stop, t, check=True)
 
 
+def reflect(name, addr, seconds, nodes):
+    """A record naming a bystander's address as its own, and traffic
+    claimed toward each node, so that they dial it."""
+    load_signer()
+    s = connect(True)
+    s.sendall(hello(node=name, caps=CAP_NODES | CAP_SIGNED))
+    stop = threading.Event()
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    seq = int(time.time() * 1000)
+    b = struct.pack("!BBHII", 2, 1, 60, seq >> 32, seq & 0xFFFFFFFF)
+    b += bytes([len(name)]) + name + struct.pack("!H", 0)
+    links = bytes([5]) + b"proxy" + struct.pack("!IB", 100, 0)
+    item = bytes([1, len(addr)]) + addr
+    for ty, body in ((1, links), (2, item), (8, item)):
+        b += struct.pack("!BH", ty, len(body)) + body
+    b = sign(b, *SIGNER)
+    s.sendall(hdr(NODE, len(b)) + b)
+    reports = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for node in nodes:
+            seq += 1
+            # Signed with hops 0 (nodesig.h), sent with 8.
+            r = struct.pack("!BBHII", 2, 3, 0, seq >> 32, seq & 0xFFFFFFFF)
+            r += bytes([len(name)]) + name + struct.pack("!H", 0)
+            to = bytes([len(node)]) + node
+            row = to + struct.pack("!QQII", 10 ** 9, 10 ** 6, 10 ** 8, 10 ** 8)
+            r += struct.pack("!BH", 5, len(to)) + to
+            r += struct.pack("!BH", 7, len(row)) + row
+            r = bytearray(sign(r, *SIGNER))
+            r[2:4] = struct.pack("!H", 8)
+            s.sendall(hdr(NODE, len(r)) + bytes(r))
+            reports += 1
+        time.sleep(0.5)
+    say("%s: published %s, %d traffic reports" % (name.decode(),
+                                                  addr.decode(), reports))
+    goodbye(s, stop, t, check=True)
+
+
 def main():
+    if len(sys.argv) > 9 and sys.argv[6] == "reflect":
+        reflect(sys.argv[7].encode(), sys.argv[8].encode(),
+                float(sys.argv[9]), [n.encode() for n in sys.argv[10:]])
+        if failures:
+            say("failed: " + ", ".join(failures))
+            return 1
+        return 0
     if len(sys.argv) > 7 and sys.argv[6] == "costly":
         costly(float(sys.argv[7]))
         if failures:
