@@ -105,10 +105,27 @@ same(const struct node_rec *a, const struct node_rec *b)
 		abort();
 }
 
+/* A copy kept aside, offered again when handed back (its header in arg). */
+struct late_arg {
+	struct nodedb	*db;
+	struct node_hdr	 h;
+};
+
+static int
+late_offer(const uint8_t *raw, size_t n, const void *from, void *arg)
+{
+	struct late_arg	*l = arg;
+
+	(void)from;
+	return nodedb_offer(l->db, raw, n, &l->h, NODEDB_MIN_ARRIVAL_MS) ==
+	    NODEDB_NEW;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 {
 	const struct nodedb_entry *e;
+	struct late_arg	 la;
 	struct node_hdr	 h;
 	struct nodedb	*db;
 	struct spf	*s;
@@ -156,8 +173,10 @@ LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 	if (strcmp(h.name, "self") != 0 && h.seq < UINT64_MAX &&
 	    nodedb_get(db, h.name, h.kind, h.id) != NULL) {
 		h.seq++;
+		la.db = db;
+		la.h = h;
 		if (nodedb_offer(db, p, n, &h, 1) != NODEDB_TOO_SOON ||
-		    nodedb_late(db, NODEDB_MIN_ARRIVAL_MS, NULL, NULL) != 0 ||
+		    nodedb_late(db, NODEDB_MIN_ARRIVAL_MS, late_offer, &la) != 0 ||
 		    nodedb_get(db, h.name, h.kind, h.id)->seq != h.seq)
 			abort();
 	}

@@ -15,13 +15,20 @@
  *                    sequence with other contents (our record from before a
  *                    restart, or a forgery): originate again above it
  *   NODEDB_FULL      refused: NODEDB_RECORDS_MAX (or the max given) held
- *   NODEDB_TOO_SOON  not yet: a newer copy of a node's record less than
+ *   NODEDB_TOO_SOON  not yet: a newer copy of a record held, less than
  *                    NODEDB_MIN_ARRIVAL_MS after the last (OSPF's
- *                    MinLSArrival; the originator spaces its own further).
- *                    The newest such copy is kept aside and taken by
- *                    nodedb_late() once that time has passed, unless a
- *                    newer one came meanwhile: copies that crossed the
- *                    network by paths of different delays still arrive.
+ *                    MinLSArrival; the originator spaces its own further),
+ *                    or past its origin's rate: NODEDB_ORIGIN_RATE
+ *                    records a second after a burst of NODEDB_ORIGIN_BURST
+ *                    (a start or a refresh sends every record of a node at
+ *                    once).  Delayed, not lost: the newest such copy from
+ *                    each link is kept aside and handed back by
+ *                    nodedb_late() once the record's and the origin's
+ *                    turn has come; copies that crossed the network by
+ *                    paths of different delays still arrive, and one
+ *                    node's records cost their receivers a bounded rate
+ *                    of checks, floods and computations, however fast
+ *                    they come.
  *
  * Ageing (OSPF's MaxAge, counted where the copy is held): a record lives
  * its lifetime from when it arrived unless a newer one replaces it; the
@@ -50,8 +57,25 @@
 #define NODEDB_RECORDS_MAX	8192
 #define NODEDB_BYTES_MAX	(32 * 1024 * 1024)
 #define NODEDB_MIN_ARRIVAL_MS	50
+#define NODEDB_ORIGIN_RATE	10	/* records a second of one origin */
+#define NODEDB_ORIGIN_BURST	18	/* twice a node's topology and pages */
+#define NODEDB_WAITS_MAX	16	/* links' copies kept aside per record */
 
 struct nodedb;
+
+/*
+ * A newer copy of a record that came too soon, kept aside unchecked (its
+ * signature is checked when it is handed back): the newest from one link
+ * (from), so that an insider's copies in another node's name can only
+ * displace its own.
+ */
+struct nodedb_wait {
+	struct nodedb_wait	*next;		/* newest first */
+	const void		*from;
+	uint64_t		 seq;
+	uint8_t			*raw;
+	size_t			 len;
+};
 
 struct nodedb_entry {
 	char		 name[NODE_NAME_MAX + 1];
@@ -63,10 +87,10 @@ struct nodedb_entry {
 	uint8_t		*raw;
 	size_t		 len;
 	int		 self;
-	uint8_t		*late;		/* a newer copy that came too soon */
-	size_t		 late_len;
-	uint64_t	 late_seq;
-	uint16_t	 late_lifetime;
+	struct nodedb_wait *wait;	/* newer copies kept aside */
+	/* The origin's bucket, in its first entry: thousandths, when. */
+	uint32_t	 tokens;
+	uint64_t	 tokens_ms;
 	/*
 	 * The caller's (what it decoded of raw), set with nodedb_set_cache();
 	 * freed by the function given to nodedb_new() when raw changes or
@@ -87,8 +111,9 @@ enum nodedb_result {
 };
 
 struct nodedb_stats {
-	uint64_t	accepted, same, older, self_newer, full, too_soon, aged;
-	uint64_t	late;		/* too-soon copies taken later */
+	uint64_t	accepted, same, older, self_newer, full, aged;
+	uint64_t	delayed;	/* copies kept aside (NODEDB_TOO_SOON) */
+	uint64_t	late;		/* copies kept aside, handed back */
 	uint64_t	evicted;	/* of unreachable origins, for room */
 	uint64_t	lifetime_cut;	/* lifetimes above ours, bounded */
 };
@@ -110,10 +135,19 @@ void		 nodedb_set_bounds(struct nodedb *, uint16_t lifetime_max,
 
 /*
  * A record from a peer (raw, n bytes, node_decode() said NODE_OK) with
- * its fixed part as decoded.
+ * its fixed part as decoded.  A copy kept aside (NODEDB_TOO_SOON) is
+ * from NULL, as if from a link of its own.
  */
 enum nodedb_result nodedb_offer(struct nodedb *, const uint8_t *raw, size_t n,
 		    const struct node_hdr *, uint64_t now_ms);
+/*
+ * Before a record is checked (h from node_peek()): 1 if it is a newer
+ * copy of a record held that would be NODEDB_TOO_SOON now, and was kept
+ * aside as from link from (or dropped: an older copy than that link's, or
+ * no room), so that it costs no check now; 0: check it and offer it.
+ */
+int		 nodedb_defer(struct nodedb *, const uint8_t *raw, size_t n,
+		    const struct node_hdr *, const void *from, uint64_t now_ms);
 /* One of our own records, replacing the last; 0, or -1 out of memory. */
 int		 nodedb_originate(struct nodedb *, const uint8_t *raw, size_t n,
 		    const struct node_hdr *, uint64_t now_ms);
@@ -125,12 +159,16 @@ size_t		 nodedb_age(struct nodedb *, uint64_t now_ms,
 		    void (*cb)(const struct nodedb_entry *, void *), void *arg);
 
 /*
- * Takes the copies kept aside as too soon whose time has come, as if they
- * arrived now, calling cb with each entry so that it is sent on; returns
- * how many are still waiting (call again NODEDB_MIN_ARRIVAL_MS later).
+ * The copies kept aside whose turn has come (the record's interval over
+ * and a token in its origin's bucket), taken out of the database and
+ * handed to cb one record at a time, newest first, until cb says 1 (it
+ * took one: checked and offered it; the rest are older) or none is left;
+ * cb may offer records meanwhile.  Returns how many records still wait
+ * (call again NODEDB_MIN_ARRIVAL_MS later).
  */
 size_t		 nodedb_late(struct nodedb *, uint64_t now_ms,
-		    void (*cb)(const struct nodedb_entry *, void *), void *arg);
+		    int (*cb)(const uint8_t *raw, size_t n, const void *from,
+		    void *arg), void *arg);
 
 const struct nodedb_entry *nodedb_get(const struct nodedb *, const char *name,
 		    uint8_t kind, uint16_t id);

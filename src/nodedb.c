@@ -18,7 +18,7 @@ struct nodedb {
 	struct nodedb_entry	**tab;
 	size_t			 tabcap;	/* power of two, > 2 * n */
 	size_t			 nodes;		/* topology records */
-	size_t			 bytes;		/* raw and late, all entries */
+	size_t			 bytes;		/* raw and kept aside, all entries */
 	void			(*cache_free)(void *);
 	uint16_t		 lifetime_max;	/* 0: none */
 	int			(*gone)(const char *, void *);
@@ -56,6 +56,24 @@ cache_drop(struct nodedb *db, struct nodedb_entry *e)
 	e->cache = NULL;
 }
 
+/* Frees the copies kept aside of e, those up to seq. */
+static void
+waits_free(struct nodedb *db, struct nodedb_entry *e, uint64_t seq)
+{
+	struct nodedb_wait	**wp = &e->wait, *w;
+
+	while ((w = *wp) != NULL) {
+		if (w->seq > seq) {
+			wp = &w->next;
+			continue;
+		}
+		*wp = w->next;
+		db->bytes -= w->len;
+		free(w->raw);
+		free(w);
+	}
+}
+
 void
 nodedb_free(struct nodedb *db)
 {
@@ -65,7 +83,7 @@ nodedb_free(struct nodedb *db)
 		return;
 	for (i = 0; i < db->n; i++) {
 		free(db->e[i]->raw);
-		free(db->e[i]->late);
+		waits_free(db, db->e[i], UINT64_MAX);
 		cache_drop(db, db->e[i]);
 		free(db->e[i]);
 	}
@@ -189,14 +207,44 @@ set_raw(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
 	return 0;
 }
 
-static void
-late_drop(struct nodedb *db, struct nodedb_entry *e)
+/* The first entry of origin name (where its bucket is), or NULL. */
+static struct nodedb_entry *
+origin_first(const struct nodedb *db, const char *name)
 {
-	free(e->late);
-	db->bytes -= e->late_len;
-	e->late = NULL;
-	e->late_len = 0;
-	e->late_seq = 0;
+	size_t	 at;
+	int	 found;
+
+	at = find(db, name, 0, 0, &found);
+	return at < db->n && strcmp(db->e[at]->name, name) == 0 ?
+	    db->e[at] : NULL;
+}
+
+/* The origin's bucket filled up to now: 1 if a record may be taken. */
+static int
+origin_may(struct nodedb_entry *first, uint64_t now_ms)
+{
+	uint64_t	 t;
+
+	if (now_ms > first->tokens_ms) {
+		t = first->tokens + (now_ms - first->tokens_ms) *
+		    NODEDB_ORIGIN_RATE;
+		first->tokens = t > NODEDB_ORIGIN_BURST * 1000 ?
+		    NODEDB_ORIGIN_BURST * 1000 : (uint32_t)t;
+		first->tokens_ms = now_ms;
+	}
+	return first->tokens >= 1000;
+}
+
+/* Whether a newer copy of e (held, not ours) must wait now. */
+static int
+must_wait(struct nodedb *db, struct nodedb_entry *e, uint64_t now_ms)
+{
+	struct nodedb_entry	*first;
+
+	if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS)
+		return 1;
+	return (first = origin_first(db, e->name)) != NULL &&
+	    !origin_may(first, now_ms);
 }
 
 /* The lifetime held: the sender's, within ours. */
@@ -209,29 +257,52 @@ granted(struct nodedb *db, uint16_t lifetime)
 	return db->lifetime_max;
 }
 
-/* Keeps the newest too-soon copy aside (none if out of memory or room). */
+/*
+ * Keeps a newer copy of e aside as from link from, unless that link's
+ * copy kept is as new, or there is no room (counted as full).
+ */
 static void
-late_keep(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
-    size_t n, uint64_t seq, uint16_t lifetime)
+wait_keep(struct nodedb *db, struct nodedb_entry *e, const uint8_t *raw,
+    size_t n, uint64_t seq, const void *from)
 {
-	uint8_t	*p;
+	struct nodedb_wait	*w, **wp;
+	size_t			 k = 0;
 
-	if ((e->late != NULL && seq <= e->late_seq) ||
-	    db->bytes + n > NODEDB_BYTES_MAX)
+	for (wp = &e->wait; (w = *wp) != NULL; wp = &w->next, k++)
+		if (w->from == from)
+			break;
+	if (w != NULL) {
+		if (seq <= w->seq)
+			return;
+		*wp = w->next;
+		db->bytes -= w->len;
+		free(w->raw);
+	} else if (k >= NODEDB_WAITS_MAX ||
+	    (w = calloc(1, sizeof(*w))) == NULL) {
+		db->stats.full++;
 		return;
-	if ((p = malloc(n)) == NULL)
+	}
+	if (db->bytes + n > NODEDB_BYTES_MAX || (w->raw = malloc(n)) == NULL) {
+		free(w);
+		db->stats.full++;
 		return;
-	memcpy(p, raw, n);
-	late_drop(db, e);
-	e->late = p;
-	e->late_len = n;
-	e->late_seq = seq;
-	e->late_lifetime = lifetime;
+	}
+	memcpy(w->raw, raw, n);
+	w->len = n;
+	w->seq = seq;
+	w->from = from;
 	db->bytes += n;
+	/* Newest first: the order they are handed back in. */
+	for (wp = &e->wait; *wp != NULL && (*wp)->seq > seq;
+	    wp = &(*wp)->next)
+		;
+	w->next = *wp;
+	*wp = w;
+	db->stats.delayed++;
 }
 
 static struct nodedb_entry *
-insert(struct nodedb *db, size_t at, const struct node_hdr *h)
+insert(struct nodedb *db, size_t at, const struct node_hdr *h, uint64_t now_ms)
 {
 	struct nodedb_entry	*ne, **na;
 	size_t			 cap;
@@ -254,6 +325,14 @@ insert(struct nodedb *db, size_t at, const struct node_hdr *h)
 	snprintf(ne->name, sizeof(ne->name), "%s", h->name);
 	ne->kind = h->kind;
 	ne->id = h->id;
+	/* The origin's first entry now: its bucket comes with it. */
+	if (at + 1 < db->n && strcmp(db->e[at + 1]->name, ne->name) == 0) {
+		ne->tokens = db->e[at + 1]->tokens;
+		ne->tokens_ms = db->e[at + 1]->tokens_ms;
+	} else {
+		ne->tokens = NODEDB_ORIGIN_BURST * 1000;
+		ne->tokens_ms = now_ms;
+	}
 	tab_put(db, ne);
 	if (h->kind == NODE_KIND_TOPO)
 		db->nodes++;
@@ -267,10 +346,16 @@ erase(struct nodedb *db, size_t at)
 
 	if (e->kind == NODE_KIND_TOPO)
 		db->nodes--;
-	db->bytes -= e->len + e->late_len;
+	/* The origin's first entry: the next one keeps its bucket. */
+	if ((at == 0 || strcmp(db->e[at - 1]->name, e->name) != 0) &&
+	    at + 1 < db->n && strcmp(db->e[at + 1]->name, e->name) == 0) {
+		db->e[at + 1]->tokens = e->tokens;
+		db->e[at + 1]->tokens_ms = e->tokens_ms;
+	}
+	db->bytes -= e->len;
+	waits_free(db, e, UINT64_MAX);
 	cache_drop(db, e);
 	free(e->raw);
-	free(e->late);
 	free(e);
 	memmove(&db->e[at], &db->e[at + 1], (db->n - at - 1) * sizeof(*db->e));
 	db->n--;
@@ -314,7 +399,7 @@ enum nodedb_result
 nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
     const struct node_hdr *h, uint64_t now_ms)
 {
-	struct nodedb_entry	*e;
+	struct nodedb_entry	*e, *first;
 	uint64_t		 seq = h->seq;
 	uint16_t		 lifetime = h->lifetime;
 	size_t			 at;
@@ -343,9 +428,8 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 			db->stats.same++;
 			return NODEDB_SAME;
 		}
-		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
-			db->stats.too_soon++;
-			late_keep(db, e, raw, n, seq, lifetime);
+		if (must_wait(db, e, now_ms)) {
+			wait_keep(db, e, raw, n, seq, NULL);
 			return NODEDB_TOO_SOON;
 		}
 		if (n > e->len && db->bytes - e->len + n > NODEDB_BYTES_MAX &&
@@ -360,7 +444,7 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 			return NODEDB_FULL;
 		}
 		at = find(db, h->name, h->kind, h->id, &found);
-		if ((e = insert(db, at, h)) == NULL)
+		if ((e = insert(db, at, h, now_ms)) == NULL)
 			return NODEDB_NOMEM;
 	}
 	if (set_raw(db, e, raw, n) == -1) {
@@ -371,45 +455,82 @@ nodedb_offer(struct nodedb *db, const uint8_t *raw, size_t n,
 	e->seq = seq;
 	e->lifetime = granted(db, lifetime);
 	e->received_ms = now_ms;
-	if (e->late != NULL && e->late_seq <= seq)
-		late_drop(db, e);
+	waits_free(db, e, seq);
+	/* A first record is never held back; a new copy takes a token. */
+	if ((first = origin_first(db, h->name)) != NULL &&
+	    origin_may(first, now_ms))
+		first->tokens -= 1000;
 	db->stats.accepted++;
 	return NODEDB_NEW;
 }
 
+int
+nodedb_defer(struct nodedb *db, const uint8_t *raw, size_t n,
+    const struct node_hdr *h, const void *from, uint64_t now_ms)
+{
+	struct nodedb_entry	*e;
+
+	if (strcmp(h->name, db->self) == 0 ||
+	    (e = tab_get(db, h->name, h->kind, h->id)) == NULL ||
+	    h->seq <= e->seq || !must_wait(db, e, now_ms))
+		return 0;
+	wait_keep(db, e, raw, n, h->seq, from);
+	return 1;
+}
+
 size_t
 nodedb_late(struct nodedb *db, uint64_t now_ms,
-    void (*cb)(const struct nodedb_entry *, void *), void *arg)
+    int (*cb)(const uint8_t *, size_t, const void *, void *), void *arg)
 {
+	struct nodedb_wait	*due = NULL, **tail = &due, *w, *next;
+	struct nodedb_wait	*sep;
 	struct nodedb_entry	*e;
 	size_t			 i, waiting = 0;
 
+	/*
+	 * Taken out first: cb offers records, and an offer may make room by
+	 * erasing entries.  Each record's copies stay together, newest
+	 * first, a NULL-raw separator after them.
+	 */
 	for (i = 0; i < db->n; i++) {
 		e = db->e[i];
-		if (e->late == NULL)
+		if (e->wait == NULL)
 			continue;
-		if (e->late_seq <= e->seq) {
-			late_drop(db, e);
+		waits_free(db, e, e->seq);
+		if (e->wait == NULL)
 			continue;
-		}
-		if (now_ms - e->received_ms < NODEDB_MIN_ARRIVAL_MS) {
+		if (must_wait(db, e, now_ms)) {
 			waiting++;
 			continue;
 		}
-		free(e->raw);
-		db->bytes -= e->len;
-		cache_drop(db, e);
-		e->raw = e->late;
-		e->len = e->late_len;
-		e->seq = e->late_seq;
-		e->lifetime = granted(db, e->late_lifetime);
-		e->received_ms = now_ms;
-		e->late = NULL;		/* now e->raw, still counted */
-		e->late_len = 0;
-		e->late_seq = 0;
-		db->stats.late++;
-		if (cb != NULL)
-			cb(e, arg);
+		if ((sep = calloc(1, sizeof(*sep))) == NULL) {
+			waiting++;
+			continue;
+		}
+		*tail = e->wait;
+		for (w = e->wait; w != NULL; w = w->next) {
+			db->bytes -= w->len;
+			tail = &w->next;
+		}
+		e->wait = NULL;
+		*tail = sep;
+		tail = &sep->next;
+	}
+	for (w = due; w != NULL; w = next) {
+		next = w->next;
+		if (w->raw != NULL) {
+			db->stats.late++;
+			if (cb != NULL && cb(w->raw, w->len, w->from, arg))
+				/* The rest of this record's are older. */
+				while (next != NULL && next->raw != NULL) {
+					free(w->raw);
+					free(w);
+					w = next;
+					next = w->next;
+				}
+		}
+		free(w->raw);
+		free(w);
 	}
 	return waiting;
 }
@@ -425,7 +546,7 @@ nodedb_originate(struct nodedb *db, const uint8_t *raw, size_t n,
 	at = find(db, db->self, h->kind, h->id, &found);
 	if (found)
 		e = db->e[at];
-	else if ((e = insert(db, at, h)) == NULL)
+	else if ((e = insert(db, at, h, now_ms)) == NULL)
 		return -1;
 	if (set_raw(db, e, raw, n) == -1) {
 		if (e->raw == NULL)

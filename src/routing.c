@@ -475,7 +475,7 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 	}
 	ROW("records_unsigned_out", r->st.unsigned_out);
 	ROW("records_db_full", ds.full);
-	ROW("records_too_soon", ds.too_soon);
+	ROW("records_delayed", ds.delayed);
 	ROW("records_late", ds.late);
 	ROW("records_about_us", ds.self_newer);
 	ROW("records_aged", ds.aged);

@@ -256,6 +256,13 @@ routing_flood_sign(struct routing *r, uint8_t *p, size_t n)
 	return len;
 }
 
+/* For the logs: the link a record came from. */
+static const char *
+nbr_name(const struct routing_nbr *nb)
+{
+	return nb != NULL ? nb->name : "(kept aside, gone)";
+}
+
 /*
  * On a TLS network, a record is kept or passed on only when its origin
  * signed it (nodesig.h); one that fails is dropped and counted, its link
@@ -286,7 +293,7 @@ sig_ok(struct routing *r, struct routing_nbr *nb, const uint8_t *p,
 	if (routing_may_log(r, 11))
 		log_warnx("routing: %s record of node %s, sequence %llu, from "
 		    "link %s refused: %s", node_kind_name(r->rec->kind),
-		    r->rec->name, (unsigned long long)r->rec->seq, nb->name,
+		    r->rec->name, (unsigned long long)r->rec->seq, nbr_name(nb),
 		    res == NODESIG_UNSIGNED ? "not signed" :
 		    res == NODESIG_NO_CERT ? "signed without a certificate" :
 		    res == NODESIG_BAD_CERT ? "its certificate does not parse" :
@@ -380,19 +387,6 @@ routing_flood_soon(struct routing *r, uint64_t delay_ms)
 	orig_soon(r, delay_ms);
 }
 
-/* A record kept aside as too soon, taken now: on to every link. */
-static void
-late_take(const struct nodedb_entry *e, void *arg)
-{
-	struct routing	*r = arg;
-
-	log_debug("routing: record of node %s, sequence %llu, taken after "
-	    "the minimum interval", e->name, (unsigned long long)e->seq);
-	cache_set(r, nodedb_index(r->db, e->name, e->kind, e->id));
-	routing_flood_all_but(r, NULL, e->raw, e->len);
-	routing_path_soon(r);
-}
-
 static void
 late_soon(struct routing *r)
 {
@@ -402,12 +396,30 @@ late_soon(struct routing *r)
 	}
 }
 
+static int	take(struct routing *, struct routing_nbr *, const uint8_t *,
+		    size_t, const char **);
+
+/*
+ * A copy kept aside as too soon, its turn come: checked and offered as if
+ * it came now from its link (if that is still up).  1 once one is taken.
+ */
+static int
+late_take(const uint8_t *p, size_t n, const void *from, void *arg)
+{
+	struct routing	*r = arg;
+	const char	*why;
+
+	return take(r, from != NULL ? routing_nbr_find(r, (void *)(uintptr_t)
+	    from) : NULL, p, n, &why) > 0;
+}
+
 void
 routing_flood_late(struct routing *r)
 {
 	if (nodedb_late(r->db, routing_now(r), late_take, r) > 0)
 		late_soon(r);
 }
+
 
 /* One of ours from elsewhere, newer: ours (maybe empty) goes above it. */
 static void
@@ -417,7 +429,7 @@ about_us(struct routing *r, struct routing_nbr *nb, const struct node_hdr *h)
 		r->seq = h->seq;
 	log_info("routing: a record in our name (%s) with sequence %llu "
 	    "came from link %s; sending ours above it",
-	    node_kind_name(h->kind), (unsigned long long)h->seq, nb->name);
+	    node_kind_name(h->kind), (unsigned long long)h->seq, nbr_name(nb));
 	r->orig_not_before = routing_now(r) + 2 * NODEDB_MIN_ARRIVAL_MS;
 	if (h->kind == NODE_KIND_MACS) {
 		r->dirty |= 1U << h->id;
@@ -432,6 +444,36 @@ int
 routing_flood_input(struct routing *r, struct routing_nbr *nb,
     const uint8_t *p, size_t n, const char **why)
 {
+	struct node_hdr	 h;
+
+	r->st.records_in++;
+	/*
+	 * The copy held, byte for byte, was decoded when it came: a copy that
+	 * came round another way is dropped without decoding it again.  A
+	 * newer copy that comes too soon, or past its origin's rate, is kept
+	 * aside unchecked: its origin's flood costs a copy, not a decode and a
+	 * signature each (nodedb.h).
+	 */
+	if (node_peek(p, n, &h, why) == NODE_OK &&
+	    h.kind != NODE_KIND_TRAFFIC) {
+		if (nodedb_same(r->db, p, n, &h))
+			return 0;
+		if (nodedb_defer(r->db, p, n, &h, nb->link, routing_now(r))) {
+			late_soon(r);
+			return 0;
+		}
+	}
+	return take(r, nb, p, n, why) < 0 ? -1 : 0;
+}
+
+/*
+ * A record decoded, checked and offered: -1 malformed, 0 refused, 1
+ * offered.  nb: the link it came from, NULL if gone.
+ */
+static int
+take(struct routing *r, struct routing_nbr *nb, const uint8_t *p, size_t n,
+    const char **why)
+{
 	const struct nodedb_entry *e;
 	const struct routing_topo *t;
 	enum nodedb_result res;
@@ -439,21 +481,13 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 	uint32_t	 flags = 0;
 	int		 v;
 
-	r->st.records_in++;
-	/*
-	 * The copy held, byte for byte, was decoded when it came: a copy that
-	 * came round another way is dropped without decoding it again.
-	 */
-	if (node_peek(p, n, &h, why) == NODE_OK &&
-	    h.kind != NODE_KIND_TRAFFIC && nodedb_same(r->db, p, n, &h))
-		return 0;
 	v = node_decode(p, n, r->rec, why);
 	if (v == NODE_MALFORMED) {
 		r->st.malformed++;
 		return -1;
 	}
 	if (v == NODE_OK && r->rec->kind == NODE_KIND_TRAFFIC)
-		return sig_ok(r, nb, p, n) ?
+		return nb != NULL && sig_ok(r, nb, p, n) ?
 		    routing_traffic_input(r, nb, p, n, why) : 0;
 	if (v == NODE_REFUSED || r->rec->seq > r->env.wall_ms(r->env.arg) +
 	    ROUTING_SEQ_AHEAD) {
@@ -463,7 +497,7 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 			r->st.seq_ahead++;
 		if (routing_may_log(r, v == NODE_REFUSED ? 0 : 1))
 			log_warnx("routing: record of node %s from link %s "
-			    "refused: %s", r->rec->name, nb->name,
+			    "refused: %s", r->rec->name, nbr_name(nb),
 			    v == NODE_REFUSED ? *why : "sequence ahead of "
 			    "the clock");
 		return 0;
@@ -486,20 +520,21 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 	case NODEDB_NEW:
 		log_debug("routing: %s record of node %s, sequence %llu, from "
 		    "link %s", node_kind_name(h.kind), h.name,
-		    (unsigned long long)h.seq, nb->name);
+		    (unsigned long long)h.seq, nbr_name(nb));
 		/* What we just decoded is the cache: no second decode. */
 		nodedb_set_cache(r->db, (size_t)nodedb_index(r->db, h.name,
 		    h.kind, h.id), cache_make(r, r->rec));
 		if (h.kind == NODE_KIND_TOPO &&
 		    (r->rec->flags & ~flags & NODE_F_TRAFFIC) != 0)
 			r->report_now = 1;	/* it wants our rows */
-		routing_flood_all_but(r, nb->link, p, n);
+		routing_flood_all_but(r, nb != NULL ? nb->link : NULL, p, n);
 		routing_path_soon(r);
 		break;
 	case NODEDB_SAME:
 		break;
 	case NODEDB_OLDER:
-		if ((e = nodedb_get(r->db, h.name, h.kind, h.id)) != NULL)
+		if (nb != NULL &&
+		    (e = nodedb_get(r->db, h.name, h.kind, h.id)) != NULL)
 			routing_flood_send(r, nb, e->raw, e->len);
 		break;
 	case NODEDB_SELF:
@@ -514,18 +549,18 @@ routing_flood_input(struct routing *r, struct routing_nbr *nb,
 		/* Kept aside: taken once the interval has passed. */
 		log_debug("routing: record of node %s, sequence %llu, from "
 		    "link %s: too soon after the last, kept for later",
-		    h.name, (unsigned long long)h.seq, nb->name);
+		    h.name, (unsigned long long)h.seq, nbr_name(nb));
 		late_soon(r);
 		break;
 	case NODEDB_FULL:
 	case NODEDB_NOMEM:
 		if (routing_may_log(r, 2 + (unsigned int)res))
 			log_warnx("routing: record of node %s from link %s "
-			    "refused: %s", h.name, nb->name,
+			    "refused: %s", h.name, nbr_name(nb),
 			    nodedb_result_name(res));
 		break;
 	}
-	return 0;
+	return 1;
 }
 
 static int

@@ -13,10 +13,29 @@
 #include "shortcut.h"
 #include "traffic.h"
 
+/*
+ * Where shortcuts connected lately: a record's candidates are its node's
+ * (signed, on a TLS network), but an insider can name any address as its
+ * own, and so can each insider; at most SHORTCUT_TARGET_DIALS connections
+ * a minute go to one address, whatever node names it, so that the
+ * network's nodes cannot be made to connect to a third party.
+ */
+#define SHORTCUT_TARGETS	256	/* addresses followed; then the oldest */
+#define SHORTCUT_TARGET_DIALS	3
+#define SHORTCUT_TARGET_MS	60000
+
+struct shortcut_target {
+	char		 addr[NODE_ADDR_MAX + 1];	/* "": free */
+	uint64_t	 at[SHORTCUT_TARGET_DIALS];	/* the last dials, ms */
+	unsigned int	 next;
+};
+
 struct shortcut {
 	struct adapt	*adapt;		/* NULL without routing auto */
 	struct stmt	 conf;		/* as configured, for show config */
 	int		 set;
+	struct shortcut_target targets[SHORTCUT_TARGETS];
+	uint64_t	 bounded;	/* dials not made for it */
 };
 
 struct shortcut *
@@ -285,6 +304,54 @@ why_undialable(const char *peer, const struct routing_topo *rec)
 		log_warnx("adapt: node %s gives no address to dial", peer);
 }
 
+/* The entry of addr (made, in the place of the oldest, if need be). */
+static struct shortcut_target *
+target(struct shortcut *sc, const char *addr)
+{
+	struct shortcut_target *t, *old = NULL;
+	size_t		 i;
+
+	for (i = 0; i < SHORTCUT_TARGETS; i++) {
+		t = &sc->targets[i];
+		if (strcmp(t->addr, addr) == 0)
+			return t;
+		if (old == NULL || t->addr[0] == '\0' ||
+		    (old->addr[0] != '\0' &&
+		    t->at[(t->next + SHORTCUT_TARGET_DIALS - 1) %
+		    SHORTCUT_TARGET_DIALS] < old->at[(old->next +
+		    SHORTCUT_TARGET_DIALS - 1) % SHORTCUT_TARGET_DIALS]))
+			old = t;
+	}
+	memset(old, 0, sizeof(*old));
+	snprintf(old->addr, sizeof(old->addr), "%s", addr);
+	return old;
+}
+
+/* 1 if a connection to addr may go now (and it is counted), else 0. */
+static int
+target_take(struct routing *r, const char *addr)
+{
+	struct shortcut_target *t = target(r->sc, addr);
+	uint64_t	 now = routing_now(r);
+
+	if (t->at[t->next] != 0 && now - t->at[t->next] < SHORTCUT_TARGET_MS)
+		return 0;
+	t->at[t->next] = now != 0 ? now : 1;
+	t->next = (t->next + 1) % SHORTCUT_TARGET_DIALS;
+	return 1;
+}
+
+static void
+target_bounded(struct routing *r, const char *peer, const char *addr)
+{
+	r->sc->bounded++;
+	if (routing_may_log(r, 12))
+		log_warnx("adapt: not connecting to %s for node %s: %d "
+		    "connections went there within %d s (whatever node "
+		    "names it)", addr, peer, SHORTCUT_TARGET_DIALS,
+		    SHORTCUT_TARGET_MS / 1000);
+}
+
 static void
 dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 {
@@ -315,6 +382,16 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		why_undialable(peer, rec);
 		return;
 	}
+	/* The candidate of this attempt, else the next one not bounded. */
+	for (i = 0; i < n; i++)
+		if (target_take(r, addrs[(p->addr + i) % n]))
+			break;
+	if (i == n) {
+		target_bounded(r, peer, addrs[p->addr % n]);
+		return;
+	}
+	if (i > 0)
+		addrs[p->addr % n] = addrs[(p->addr + i) % n];
 	/* TLS with the usual checks unless this node runs without it. */
 	snprintf(line, sizeof(line), "link %s %s%s", peer,
 	    addrs[p->addr % n], tls ? " tls" : "");
@@ -521,6 +598,7 @@ shortcut_show_stats(struct routing *r, struct evbuffer *out)
 	ROW("adapt_drains", as.drains);
 	ROW("adapt_closes", as.closes);
 	ROW("adapt_max_refused", as.max_refused);
+	ROW("adapt_dials_bounded", r->sc->bounded);
 #undef ROW
 }
 

@@ -463,28 +463,51 @@ START_TEST(db_flooding)
 }
 END_TEST
 
-static void
-late_cb(const struct nodedb_entry *e, void *arg)
-{
-	uint64_t	*seqs = arg;
+/* What nodedb_late() hands back, offered as routing does once checked. */
+struct late {
+	struct nodedb	*db;
+	uint64_t	 now;
+	const void	*refuse;	/* copies from here fail the check */
+	size_t		 n;
+	uint64_t	 seqs[16];
+};
 
-	seqs[seqs[0]++ + 1] = e->seq;
+static int
+late_cb(const uint8_t *raw, size_t n, const void *from, void *arg)
+{
+	struct late	*l = arg;
+	struct node_hdr	 h;
+	const char	*why;
+
+	ck_assert_int_eq(node_peek(raw, n, &h, &why), NODE_OK);
+	ck_assert_uint_lt(l->n, 16);
+	l->seqs[l->n++] = h.seq;
+	if (from != NULL && from == l->refuse)
+		return 0;
+	(void)nodedb_offer(l->db, raw, n, &h, l->now);
+	return 1;
+}
+
+static size_t
+late(struct late *l, uint64_t now)
+{
+	l->now = now;
+	return nodedb_late(l->db, now, late_cb, l);
 }
 
 /*
  * A newer copy that comes too soon (it overtook the last by a faster
- * path) is kept aside and taken once the interval has passed, unless a
- * newer one came meanwhile.
+ * path) is kept aside and handed back once the interval has passed,
+ * unless a newer one came meanwhile.
  */
 START_TEST(db_late)
 {
 	struct nodedb	*db = nodedb_new("self", 0, NULL);
 	uint8_t		 b[NODE_RECORD_MAX];
-	uint64_t	 took[8];
+	struct late	 l = { .db = db };
 	struct nodedb_stats st;
 	size_t		 n;
 
-	memset(took, 0, sizeof(took));
 	n = raw(b, "a", 10, 90);
 	ck_assert_int_eq(offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
 	n = raw(b, "a", 12, 90);
@@ -496,13 +519,11 @@ START_TEST(db_late)
 	    NODEDB_TOO_SOON);
 	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 10);
 	/* Not yet. */
-	ck_assert_uint_eq(nodedb_late(db, 1000 + NODEDB_MIN_ARRIVAL_MS - 1,
-	    late_cb, took), 1);
-	ck_assert_uint_eq(took[0], 0);
-	ck_assert_uint_eq(nodedb_late(db, 1000 + NODEDB_MIN_ARRIVAL_MS,
-	    late_cb, took), 0);
-	ck_assert_uint_eq(took[0], 1);
-	ck_assert_uint_eq(took[1], 12);
+	ck_assert_uint_eq(late(&l, 1000 + NODEDB_MIN_ARRIVAL_MS - 1), 1);
+	ck_assert_uint_eq(l.n, 0);
+	ck_assert_uint_eq(late(&l, 1000 + NODEDB_MIN_ARRIVAL_MS), 0);
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_uint_eq(l.seqs[0], 12);
 	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 12);
 	n = raw(b, "a", 12, 90);
 	ck_assert_mem_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->raw, b, n);
@@ -514,18 +535,125 @@ START_TEST(db_late)
 	    NODEDB_TOO_SOON);
 	n = raw(b, "a", 14, 90);
 	ck_assert_int_eq(offer(db, b, n, "a", 14, 90, 1100), NODEDB_NEW);
-	ck_assert_uint_eq(nodedb_late(db, 2000, late_cb, took), 0);
-	ck_assert_uint_eq(took[0], 1);
+	ck_assert_uint_eq(late(&l, 2000), 0);
+	ck_assert_uint_eq(l.n, 1);
 	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 14);
 	/* A record that ages out takes its kept copy with it. */
 	n = raw(b, "a", 15, 90);
 	ck_assert_int_eq(offer(db, b, n, "a", 15, 90, 1110),
 	    NODEDB_TOO_SOON);
 	ck_assert_uint_eq(nodedb_age(db, 1100 + 90 * 1000, NULL, NULL), 1);
-	ck_assert_uint_eq(nodedb_late(db, 200000, late_cb, took), 0);
+	ck_assert_uint_eq(late(&l, 200000), 0);
 	nodedb_stats(db, &st);
-	ck_assert_uint_eq(st.too_soon, 4);
+	ck_assert_uint_eq(st.delayed, 3);
 	ck_assert_uint_eq(st.late, 1);
+	nodedb_free(db);
+}
+END_TEST
+
+/*
+ * Copies kept aside before they are checked, one per link: an insider's
+ * copy in another node's name, with a higher sequence, displaces only its
+ * own link's; when its check fails the real one is taken.
+ */
+START_TEST(db_defer_per_link)
+{
+	struct nodedb	*db = nodedb_new("self", 0, NULL);
+	uint8_t		 b[NODE_RECORD_MAX];
+	struct late	 l = { .db = db };
+	struct node_hdr	 h;
+	int		 real, forger;
+	size_t		 n;
+
+	l.refuse = &forger;
+	n = raw(b, "a", 10, 90);
+	ck_assert_int_eq(offer(db, b, n, "a", 10, 90, 1000), NODEDB_NEW);
+	/* Not too soon: checked now. */
+	h = hdr("a", 11, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &real, 1000 +
+	    NODEDB_MIN_ARRIVAL_MS), 0);
+	/* Unknown records and ours are never deferred. */
+	h = hdr("b", 11, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &real, 1001), 0);
+	h = hdr("self", 11, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &real, 1001), 0);
+	n = raw(b, "a", 11, 90);
+	h = hdr("a", 11, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &real, 1010), 1);
+	n = raw(b, "a", 99999, 90);
+	h = hdr("a", 99999, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &forger, 1011), 1);
+	n = raw(b, "a", 99998, 90);
+	h = hdr("a", 99998, 90);
+	ck_assert_int_eq(nodedb_defer(db, b, n, &h, &forger, 1012), 1);
+	ck_assert_uint_eq(late(&l, 1000 + NODEDB_MIN_ARRIVAL_MS), 0);
+	/* The forger's newest first, refused; then the real one. */
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_uint_eq(l.seqs[0], 99999);
+	ck_assert_uint_eq(l.seqs[1], 11);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq, 11);
+	nodedb_free(db);
+}
+END_TEST
+
+/*
+ * One origin's records past its burst are taken at its rate, the newest
+ * of each kept aside: however fast they come, at most the burst and
+ * NODEDB_ORIGIN_RATE a second are taken, and the last of each is held at
+ * the end.
+ */
+START_TEST(db_origin_rate)
+{
+	struct nodedb	*db = nodedb_new("self", 0, NULL);
+	uint8_t		 b[256];
+	struct node_rec	*rec = calloc(1, sizeof(*rec));
+	struct late	 l = { .db = db };
+	struct node_hdr	 h;
+	struct nodedb_stats st;
+	uint64_t	 t, seq = 1;
+	size_t		 n, k;
+	int		 from;
+
+	ck_assert_ptr_nonnull(rec);
+	snprintf(rec->name, sizeof(rec->name), "a");
+	rec->lifetime = 90;
+	rec->nmacs = 1;
+	rec->macs[0].mac[0] = 2;
+	rec->macs[0].version = 1;
+	for (t = 1000; t < 3000; t++) {
+		for (k = 0; k <= NODE_MAC_PAGES; k++) {
+			rec->kind = k == 0 ? NODE_KIND_TOPO : NODE_KIND_MACS;
+			rec->id = k == 0 ? 0 : (uint16_t)(k - 1);
+			rec->seq = seq;
+			ck_assert_uint_gt(n = node_encode(b, sizeof(b), rec), 0);
+			h = hdr("a", seq, 90);
+			h.kind = rec->kind;
+			h.id = rec->id;
+			if (!nodedb_defer(db, b, n, &h, &from, t))
+				(void)nodedb_offer(db, b, n, &h, t);
+		}
+		seq++;
+		if (t % NODEDB_MIN_ARRIVAL_MS == 0) {
+			l.n = 0;
+			(void)late(&l, t);
+		}
+	}
+	/* The burst (the nine first records in it), then 2 s at the rate. */
+	nodedb_stats(db, &st);
+	ck_assert_uint_le(st.accepted, NODEDB_ORIGIN_BURST +
+	    2 * NODEDB_ORIGIN_RATE + 1);
+	ck_assert_uint_ge(st.accepted, NODEDB_ORIGIN_BURST +
+	    2 * NODEDB_ORIGIN_RATE - 2);
+	/* The flood over: every record's newest copy comes in. */
+	for (; t < 5000; t += NODEDB_MIN_ARRIVAL_MS) {
+		l.n = 0;
+		(void)late(&l, t);
+	}
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_TOPO, 0)->seq,
+	    seq - 1);
+	ck_assert_uint_eq(nodedb_get(db, "a", NODE_KIND_MACS,
+	    NODE_MAC_PAGES - 1)->seq, seq - 1);
+	free(rec);
 	nodedb_free(db);
 }
 END_TEST
@@ -869,6 +997,8 @@ main(void)
 	tcase_add_test(tc, db_room);
 	tcase_add_test(tc, db_lifetime_bound);
 	tcase_add_test(tc, db_late);
+	tcase_add_test(tc, db_defer_per_link);
+	tcase_add_test(tc, db_origin_rate);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("spf");
 	tcase_add_test(tc, spf_paths);

@@ -34,7 +34,7 @@ timeout 120 ip netns exec "$(ns rogue)" python3 "$(dirname "${BASH_SOURCE[0]}")/
 cat "$TMPD/rogue.out"
 ((rc == 0)) || fail "the rogue client failed (exit $rc)"
 
-for c in records_too_soon records_sig_name records_refused records_seq_ahead \
+for c in records_delayed records_sig_name records_refused records_seq_ahead \
 	records_malformed; do
 	v=$(stat_value proxy "$c")
 	say "proxy $c: $v"

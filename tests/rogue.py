@@ -4,6 +4,8 @@ in every way the daemon must survive, one connection per way, and checks
 that the daemon closes each connection (within a deadline).
 
 usage: rogue.py HOST PORT CA CERT KEY [records|sigrec|macclaim MAC]
+       rogue.py HOST PORT CA CERT KEY costly SECONDS
+       rogue.py HOST PORT CA CERT KEY reflect NAME ADDR SECONDS NODE...
        rogue.py HOST PORT CA CERT KEY spoof SRCMAC DSTMAC SRCIP DSTIP N
        rogue.py --poison HOST PORT MAC SECONDS
 
@@ -32,6 +34,21 @@ With "macclaim MAC" it sends its own topology record (linked to the
 proxy) and a MAC page claiming MAC with version 0xffffffff, signed, stays
 linked for MACCLAIM_SECONDS and says goodbye; the claim must be refused
 (the version is out of bounds) with the link staying up.
+
+With "costly SECONDS" it sends its own records, valid and signed, as big
+as the limits let them be (a topology record of NODE_LINKS_MAX links, one
+of them to the proxy, and NODE_MAC_PAGES pages of NODE_PAGE_MACS MACs),
+each round with a new sequence, as fast as the link takes them, for
+SECONDS; then one last round, whose sequence it prints ("rogue: last
+sequence N"), stays linked COSTLY_LINGER seconds and says goodbye.  It
+prints how many rounds and bytes it sent.
+
+With "reflect NAME ADDR SECONDS NODE..." it links as node NAME (CERT
+must name it) and publishes, in its own signed topology record, ADDR (a
+bystander's HOST:PORT, no vnet node) as its only candidate and address;
+then, every half second for SECONDS, it sends each NODE a signed traffic
+report saying its guests send 100 MB/s toward that node's, so that each
+wants a shortcut to NAME and dials ADDR.
 
 CERT/KEY are a valid node certificate of the network's CA: the rogue is an
 insider, so its garbage gets past TLS to the link protocol.  Prints one line
@@ -71,6 +88,10 @@ SIGNER = None		# (certificate DER, private key) once loaded
 POISON_PAIRS = 4000
 MACCLAIM_SECONDS = 4
 BAD_OFFLOAD = 10
+COSTLY_LINKS = 1024     # NODE_LINKS_MAX
+COSTLY_PAGES = 8        # NODE_MAC_PAGES
+COSTLY_MACS = 32        # NODE_PAGE_MACS
+COSTLY_LINGER = 3
 
 failures = []
 lock = threading.Lock()
@@ -270,13 +291,13 @@ def sign(b, der, key):
 
 
 def record(name, seq, lifetime=3, links=(), macs=None, trailing=b"",
-           signed=True, version=1):
+           signed=True, version=1, page=0):
     """A node record (include/node.h, format 2) in a NODE message: the
-    topology record of name, or with macs its MAC page 0; signed by the
-    rogue once its key is loaded."""
+    topology record of name, or with macs its MAC page (page); signed by
+    the rogue once its key is loaded."""
     kind = 1 if macs is None else 2
     b = struct.pack("!BBHII", 2, kind, lifetime, seq >> 32, seq & 0xFFFFFFFF)
-    b += bytes([len(name)]) + name + struct.pack("!H", 0)
+    b += bytes([len(name)]) + name + struct.pack("!H", page)
     if macs is None:
         body = b"".join(bytes([len(n)]) + n + struct.pack("!IB", 100, 0)
                         for n in links)
@@ -516,7 +537,97 @@ def macclaim(mac):
     goodbye(s, stop, t, check=True)
 
 
+def costly(seconds):
+    """Its own records, within every limit and as big as they go, each
+    round newer, as fast as they are taken."""
+    load_signer()
+    s = connect(True)
+    s.sendall(hello(caps=CAP_NODES | CAP_SIGNED))
+    stop = threading.Event()
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    links = [b"proxy"] + [b"far%04d" % i for i in range(COSTLY_LINKS - 1)]
+    pages = [[bytes([2, 0x98, 0, p, 0, i]) for i in range(COSTLY_MACS)]
+             for p in range(COSTLY_PAGES)]
+    seq = int(time.time() * 1000)
+
+    def round_(seq):
+        return (record(b"rogue", seq, lifetime=60, links=links) +
+                b"".join(record(b"rogue", seq, lifetime=60, macs=m, page=p)
+                         for p, m in enumerate(pages)))
+    s.sendall(round_(seq))
+    time.sleep(0.5)
+    rounds = nbytes = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        seq += 1
+        b = round_(seq)
+        s.sendall(b)
+        rounds += 1
+        nbytes += len(b)
+    say("sent %d rounds of %d records, %d bytes in %.0f s" %
+        (rounds, 1 + COSTLY_PAGES, nbytes, seconds))
+    seq += 1
+    s.sendall(round_(seq))
+    say("last sequence %d" % seq)
+    time.sleep(COSTLY_LINGER)
+    goodbye(s, stop, t, check=True)
+
+
+def reflect(name, addr, seconds, nodes):
+    """A record naming a bystander's address as its own, and traffic
+    claimed toward each node, so that they dial it."""
+    load_signer()
+    s = connect(True)
+    s.sendall(hello(node=name, caps=CAP_NODES | CAP_SIGNED))
+    stop = threading.Event()
+    t = threading.Thread(target=drain, args=(s, stop))
+    t.start()
+    seq = int(time.time() * 1000)
+    b = struct.pack("!BBHII", 2, 1, 60, seq >> 32, seq & 0xFFFFFFFF)
+    b += bytes([len(name)]) + name + struct.pack("!H", 0)
+    links = bytes([5]) + b"proxy" + struct.pack("!IB", 100, 0)
+    item = bytes([1, len(addr)]) + addr
+    for ty, body in ((1, links), (2, item), (8, item)):
+        b += struct.pack("!BH", ty, len(body)) + body
+    b = sign(b, *SIGNER)
+    s.sendall(hdr(NODE, len(b)) + b)
+    reports = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for node in nodes:
+            seq += 1
+            # Signed with hops 0 (nodesig.h), sent with 8.
+            r = struct.pack("!BBHII", 2, 3, 0, seq >> 32, seq & 0xFFFFFFFF)
+            r += bytes([len(name)]) + name + struct.pack("!H", 0)
+            to = bytes([len(node)]) + node
+            row = to + struct.pack("!QQII", 10 ** 9, 10 ** 6, 10 ** 8, 10 ** 8)
+            r += struct.pack("!BH", 5, len(to)) + to
+            r += struct.pack("!BH", 7, len(row)) + row
+            r = bytearray(sign(r, *SIGNER))
+            r[2:4] = struct.pack("!H", 8)
+            s.sendall(hdr(NODE, len(r)) + bytes(r))
+            reports += 1
+        time.sleep(0.5)
+    say("%s: published %s, %d traffic reports" % (name.decode(),
+                                                  addr.decode(), reports))
+    goodbye(s, stop, t, check=True)
+
+
 def main():
+    if len(sys.argv) > 9 and sys.argv[6] == "reflect":
+        reflect(sys.argv[7].encode(), sys.argv[8].encode(),
+                float(sys.argv[9]), [n.encode() for n in sys.argv[10:]])
+        if failures:
+            say("failed: " + ", ".join(failures))
+            return 1
+        return 0
+    if len(sys.argv) > 7 and sys.argv[6] == "costly":
+        costly(float(sys.argv[7]))
+        if failures:
+            say("failed: " + ", ".join(failures))
+            return 1
+        return 0
     if len(sys.argv) > 6 and sys.argv[6] == "spoof":
         return spoof()
     if len(sys.argv) > 7 and sys.argv[6] == "macclaim":
