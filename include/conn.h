@@ -176,6 +176,13 @@ struct conn {
 	size_t			 need;		/* bytes the next message lacks */
 	uint64_t		 msgs_in;	/* messages heard, any kind */
 	int			 rcvlowat;	/* SO_RCVLOWAT set, 0: 1 */
+	/*
+	 * The peer is taken for gone (silent, or its liveness lost): a close
+	 * resets the connection (SO_LINGER 0) instead of a FIN that would
+	 * wait for minutes of retransmissions in FIN_WAIT, holding the
+	 * address pair a hole is punched again on.
+	 */
+	int			 dead;
 	const char		*fail;		/* why, when it must close */
 	char			 fail_buf[160];	/* fail, when composed */
 };

@@ -241,8 +241,14 @@ change(struct adapt *a, struct adapt_peer *p, enum adapt_state to,
 		a->log(line, a->arg);
 }
 
+/*
+ * A dial that failed moves on to the peer's next candidate; a shortcut
+ * that died keeps the one it was up on (it worked: a NAT that lost its
+ * binding takes a new punch there, the others never answered).
+ */
 static enum adapt_action
-fail(struct adapt *a, struct adapt_peer *p, uint64_t now, const char *reason)
+fail(struct adapt *a, struct adapt_peer *p, uint64_t now, const char *reason,
+    int next)
 {
 	if (p->up_ms != 0 && now - p->up_ms >= ADAPT_BACKOFF_RESET)
 		p->backoff_ms = ADAPT_BACKOFF_MIN;
@@ -253,7 +259,7 @@ fail(struct adapt *a, struct adapt_peer *p, uint64_t now, const char *reason)
 	p->backoff_ms *= 2;
 	if (p->backoff_ms > ADAPT_BACKOFF_MAX)
 		p->backoff_ms = ADAPT_BACKOFF_MAX;
-	p->addr++;
+	p->addr += next != 0;
 	p->up_ms = 0;
 	return ADAPT_CLOSE;
 }
@@ -356,17 +362,17 @@ adapt_observe(struct adapt *a, const char *name, uint64_t rate,
 			return ADAPT_NONE;
 		}
 		if (!on)
-			return fail(a, p, now, "adapt is off");
+			return fail(a, p, now, "adapt is off", 0);
 		if (now - p->since_ms >= ADAPT_DIAL_MS) {
 			a->st.failures++;
-			return fail(a, p, now, "dial failed or timed out");
+			return fail(a, p, now, "dial failed or timed out", 1);
 		}
 		return ADAPT_NONE;
 	case ADAPT_UP:
 	case ADAPT_BELOW:
 		if (link != ADAPT_LINK_OURS_UP) {
 			a->st.deaths++;
-			return fail(a, p, now, "shortcut died");
+			return fail(a, p, now, "shortcut died", 0);
 		}
 		if (!on)
 			return drain(a, p, now, "adapt is off");

@@ -162,7 +162,12 @@ conn_unpend(struct conn *c)
 void
 conn_free(struct conn *c)
 {
+	struct linger	 lg = { 1, 0 };
+	evutil_socket_t	 fd;
+
 	conn_unpend(c);
+	if (c->dead && (fd = bufferevent_getfd(c->bev)) != -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	if (c->ev_keepalive != NULL)
 		event_free(c->ev_keepalive);
 	if (c->ev_deadline != NULL)
@@ -541,7 +546,7 @@ conn_close(struct conn *c, const char *why, int bad)
 		event_free(c->ev_keepalive);
 		c->ev_keepalive = NULL;
 	}
-	if (!was_up || bad || c->state == CONN_CLOSING) {
+	if (!was_up || bad || c->dead || c->state == CONN_CLOSING) {
 		c->state = CONN_CLOSING;
 		conn_free(c);
 		return;
@@ -799,10 +804,11 @@ conn_eventcb(struct bufferevent *bev, short what, void *arg)
 	}
 	if (c->fail != NULL)
 		snprintf(why, sizeof(why), "%s", c->fail);
-	else if (what & BEV_EVENT_TIMEOUT)
+	else if (what & BEV_EVENT_TIMEOUT) {
+		c->dead = c->state == CONN_UP;
 		snprintf(why, sizeof(why), "%s",
 		    c->state == CONN_UP ? "peer silent" : "handshake timeout");
-	else if (what & BEV_EVENT_EOF)
+	} else if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof(why), "%s", conn_closed_why(c));
 	else if (what & BEV_EVENT_ERROR) {
 		int dnserr = bufferevent_socket_get_dns_error(bev);
@@ -953,6 +959,7 @@ conn_sockreadcb(evutil_socket_t fd, short what, void *arg)
 	int		 i;
 
 	if (what & EV_TIMEOUT) {
+		c->dead = c->state == CONN_UP;
 		conn_close(c, c->state == CONN_UP ? "peer silent" :
 		    "handshake timeout", 0);
 		return;

@@ -277,6 +277,7 @@ conn_tls_readcb(evutil_socket_t fd, short what, void *arg)
 	int		 i;
 
 	if (what & EV_TIMEOUT) {
+		c->dead = c->state == CONN_UP;
 		conn_close(c, c->state == CONN_UP ? "peer silent" :
 		    "handshake timeout", 0);
 		return;

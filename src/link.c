@@ -848,6 +848,8 @@ link_live_changed(void *arg, const struct liveness *lv,
 		l->live_lost_at = lv->since;
 		snprintf(l->live_why, sizeof(l->live_why), "%s", why);
 		l->live_losses++;
+		if (l->conn != NULL)
+			l->conn->dead = 1;
 		log_warnx("link %s: liveness lost: %s; out of the routes "
 		    "until it is alive for %u ms", l->name, why, lv->hold);
 		sw_port_down(&l->port);
@@ -856,6 +858,8 @@ link_live_changed(void *arg, const struct liveness *lv,
 		log_warnx("link %s: alive for %u ms again, %llu ms after "
 		    "its loss: back in the routes", l->name, lv->hold,
 		    (unsigned long long)(lv->since - l->live_lost_at));
+		if (l->conn != NULL)
+			l->conn->dead = 0;
 		sw_port_up(&l->port);
 		l->lks->hooks.up(l->lks->hooks.arg, l);
 	} else if (lv->state != LIVENESS_DOWN)

@@ -130,6 +130,8 @@ START_TEST(backoff)
 		ck_assert_int_eq(state(a, "b"), ADAPT_BACKOFF);
 		ck_assert_uint_eq(adapt_find(a, "b")->retry_ms - t, want);
 		ck_assert_uint_eq(adapt_find(a, "b")->failures, i + 1);
+		/* A failed dial tries the next candidate. */
+		ck_assert_uint_eq(adapt_find(a, "b")->addr, i + 1);
 		/* Nothing during the back-off. */
 		ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT,
 		    ADAPT_LINK_NONE, t += want - 1), ADAPT_NONE);
@@ -157,6 +159,8 @@ START_TEST(dies)
 	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT,
 	    ADAPT_LINK_OURS_DOWN, t += 1000), ADAPT_CLOSE);
 	ck_assert_int_eq(state(a, "b"), ADAPT_BACKOFF);
+	/* It worked there: the next dial goes to the same candidate. */
+	ck_assert_uint_eq(adapt_find(a, "b")->addr, 0);
 	adapt_free(a);
 }
 END_TEST
