@@ -46,10 +46,12 @@
 #include "wire.h"
 
 struct bufferevent;
+struct evbuffer;
 struct event;
 struct event_base;
 struct evdns_base;
 struct link;
+struct metric_out;
 struct ssl_ctx_st;
 struct x509_st;
 struct conn;
@@ -258,6 +260,15 @@ void		 conns_init(struct conns *, struct event_base *,
 void		 conns_free_pending(struct conns *);
 /* Sends what the closing connections still have, if it goes now; frees them. */
 void		 conns_free_closing(struct conns *);
+/*
+ * The counters: rows of show stats; the samples of vnet_refused_total
+ * (its head is the caller's: the listeners add theirs); the failures'
+ * families.
+ */
+void		 conns_show_stats(const struct conns *, struct evbuffer *);
+void		 conns_metrics_refused(const struct conns *,
+		    const struct metric_out *);
+void		 conns_metrics(const struct conns *, const struct metric_out *);
 
 /*
  * A connection for link l (named name, for the log) to node expect at peer

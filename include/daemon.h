@@ -24,6 +24,7 @@ struct evbuffer;
 struct evconnlistener;
 struct fwd;
 struct fwd_port;
+struct metric_out;
 struct control;
 struct ssl_ctx_st;
 struct vcc;
@@ -62,6 +63,8 @@ struct vnetd_module {
 	const char	*(*columns)(void *, enum stmt_show);
 	const char	*(*fields)(void *, enum stmt_show, const char *row,
 			    char *buf, size_t len);
+	/* Its families of /metrics (metric.h), after the daemon's. */
+	void		(*metrics)(void *, const struct metric_out *);
 	/* Its statements of the running state, after the settings. */
 	void		(*config)(void *, void (*cb)(const struct stmt *, void *),
 			    void *cbarg);
@@ -243,6 +246,8 @@ size_t	 vnetd_tls_changes(struct vnetd *, void (*emit)(int, const char *,
  * of the peer on link l's connection: 0, or -1 if there is none (no TLS).
  */
 int	 vnetd_tls_left(struct vnetd *, long long *not_after, long long *left);
+/* /metrics in the Prometheus text format: the daemon's, then the modules'. */
+void	 vnetd_metrics(struct vnetd *, struct evbuffer *);
 int	 vnetd_link_tls_left(const struct link *, long long *not_after,
 	    long long *left);
 

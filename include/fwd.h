@@ -206,7 +206,14 @@ void		 fwd_stats(const struct fwd *, struct fwd_stats *);
  * guests here are in the control plane's show macs).
  */
 struct evbuffer;
+struct metric_out;
 void		 fwd_show_routes(struct fwd *, struct evbuffer *);
+/*
+ * The frame counters (rule_hits, learned_hits, floods, no_route): their
+ * rows of show stats, and a family each in /metrics (metric.h).
+ */
+void		 fwd_show_stats(const struct fwd *, struct evbuffer *);
+void		 fwd_metrics(const struct fwd *, const struct metric_out *);
 void		 fwd_show_macs(struct fwd *, uint64_t now_ms, struct evbuffer *);
 
 #endif

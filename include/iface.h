@@ -205,5 +205,9 @@ struct evbuffer;
 	"bytes_in\tframes_out\tbytes_out\tdrops\tcapture_drops"
 void		 iface_show_columns(const char *more, struct evbuffer *);
 void		 iface_show(struct iface *, const char *more, struct evbuffer *);
+/* The interfaces' families of /metrics (metric.h). */
+struct metric_out;
+void		 iface_metrics(const struct iface_list *,
+		    const struct metric_out *);
 
 #endif

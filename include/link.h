@@ -67,6 +67,7 @@ struct evbuffer;
 struct evdns_base;
 struct link;
 struct links;
+struct metric_out;
 struct ssl_ctx_st;
 struct udp;
 struct udp_path;
@@ -282,5 +283,7 @@ struct link_dgram {
 	uint64_t	 lost, reordered, replayed, auth_failed;
 };
 void		 link_dgram_info(const struct link *, struct link_dgram *);
+/* The links' families of /metrics (metric.h). */
+void		 link_metrics(const struct links *, const struct metric_out *);
 
 #endif

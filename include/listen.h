@@ -16,9 +16,11 @@
 
 #include "stmt.h"
 
+struct evbuffer;
 struct event;
 struct event_base;
 struct evconnlistener;
+struct metric_out;
 
 struct listener {
 	TAILQ_ENTRY(listener)	 entry;
@@ -59,6 +61,10 @@ int	 listen_add(struct listeners *, const struct stmt *, char *err,
 int	 listen_del(struct listeners *, const struct stmt_hostport *,
 	    char *err, size_t errlen);
 int	 listen_empty(const struct listeners *);
+/* Its row of show stats; its sample of vnet_refused_total (conn.h). */
+void	 listen_show_stats(const struct listeners *, struct evbuffer *);
+void	 listen_metrics_refused(const struct listeners *,
+	    const struct metric_out *);
 /* Calls cb with each listener's statement, in the order they were made. */
 void	 listen_config(const struct listeners *,
 	    void (*cb)(const struct stmt *, void *), void *arg);

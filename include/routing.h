@@ -162,6 +162,9 @@ void		 routing_show(struct routing *, const struct stmt *,
 		    struct evbuffer *);
 void		 routing_show_macs(struct routing *, struct evbuffer *);
 void		 routing_show_stats(struct routing *, struct evbuffer *);
+/* Its families of /metrics (metric.h): nodes, shortcuts; none if static. */
+struct metric_out;
+void		 routing_metrics(struct routing *, const struct metric_out *);
 
 /* For tests and show: nodes and records held, automatic routes installed. */
 size_t		 routing_nodes(const struct routing *);

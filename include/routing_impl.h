@@ -332,6 +332,9 @@ int		 routing_seg_keeps(struct routing *, const char *port,
 		    const char *owner);
 const char	*routing_seg_state_name(enum routing_seg_state);
 
+/* routing_show.c: the rows nodes and nodes_reachable of show stats. */
+void		 routing_show_nodes_stats(struct routing *, struct evbuffer *);
+
 /* routing_path.c */
 void		 routing_path_soon(struct routing *);
 void		 routing_path_compute(struct routing *);

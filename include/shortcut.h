@@ -48,6 +48,8 @@ const char	*shortcut_origin(const struct routing *, const char *name,
 		    const char **reason);
 void		 shortcut_show(struct routing *, struct evbuffer *);
 void		 shortcut_show_stats(struct routing *, struct evbuffer *);
+struct metric_out;
+void		 shortcut_metrics(struct routing *, const struct metric_out *);
 void		 shortcut_config(struct routing *,
 		    void (*cb)(const struct stmt *, void *), void *arg);
 

@@ -22,6 +22,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "metric.h"
 #include "wire.h"
 
 static void	conn_sockreadcb(evutil_socket_t, short, void *);
@@ -1168,3 +1169,49 @@ const struct conn_io conn_plain_io = {
 	.describe = plain_describe,
 	.free = plain_free,
 };
+
+/*
+ * The counters of connections, each named once: show stats and /metrics
+ * render from these tables.  The refusals are one family by reason.
+ */
+#define CS(row, field, help) METRIC_STAT(row, struct conn_stats, field, help)
+static const struct metric_stat conns_refusals[] = {
+	CS("refused", refused, NULL),
+	CS("tls_refused", tls_refused, NULL),
+	CS("clones_refused", clones, NULL),
+	CS("pending_full", pending_full, NULL),
+	CS("pending_addr_full", pending_addr_full, NULL),
+	CS("handshake_timeouts", handshake_timeouts, NULL),
+};
+static const struct metric_stat conns_failures[] = {
+	CS("bad_messages", bad_messages, "Connections closed for a malformed "
+	    "message."),
+	CS("tls_failed", tls_failed, "TLS handshakes that failed other than "
+	    "by this node refusing the peer's certificate (that is "
+	    "vnet_refused_total{reason=\"tls_refused\"}): the peer refused "
+	    "ours, or the other end does not speak TLS."),
+};
+#undef CS
+
+void
+conns_show_stats(const struct conns *cs, struct evbuffer *out)
+{
+	metric_stat_rows(out, conns_failures, sizeof(conns_failures) /
+	    sizeof(conns_failures[0]), &cs->stats);
+	metric_stat_rows(out, conns_refusals, sizeof(conns_refusals) /
+	    sizeof(conns_refusals[0]), &cs->stats);
+}
+
+void
+conns_metrics_refused(const struct conns *cs, const struct metric_out *mo)
+{
+	metric_stat_samples(mo, "vnet_refused_total", "reason", conns_refusals,
+	    sizeof(conns_refusals) / sizeof(conns_refusals[0]), &cs->stats);
+}
+
+void
+conns_metrics(const struct conns *cs, const struct metric_out *mo)
+{
+	metric_stat_families(mo, conns_failures, sizeof(conns_failures) /
+	    sizeof(conns_failures[0]), &cs->stats);
+}

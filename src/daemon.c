@@ -38,6 +38,7 @@
 #include "link.h"
 #include "listen.h"
 #include "log.h"
+#include "metric.h"
 #include "paths.h"
 #include "reseq.h"
 #include "save.h"
@@ -617,6 +618,51 @@ vnetd_link_tls_left(const struct link *l, long long *not_after,
 	return 0;
 }
 
+/*
+ * The families of /metrics: each module renders its own (a family's
+ * samples together), the refusals' family from the connections and the
+ * listeners.
+ */
+void
+vnetd_metrics(struct vnetd *d, struct evbuffer *b)
+{
+	const struct metric_out	 mo = { b, d->node };
+	const struct sw_stats	*ss = sw_stats(d->sw);
+	struct vnetd_module	*m;
+	struct link		*l;
+	long long		 not_after, left;
+
+	link_metrics(&d->links, &mo);
+	metric_family(&mo, "vnet_tls_cert_expiry_seconds", METRIC_GAUGE,
+	    "Seconds until the certificate's notAfter (negative: past): this "
+	    "node's, and with a link label, the peer's on that link.");
+	if (vnetd_tls_left(d, &not_after, &left) == 0)
+		metric_sample_signed(&mo, "vnet_tls_cert_expiry_seconds", NULL,
+		    NULL, NULL, NULL, left);
+	TAILQ_FOREACH(l, &d->links.list, entry)
+		if (vnetd_link_tls_left(l, &not_after, &left) == 0)
+			metric_sample_signed(&mo,
+			    "vnet_tls_cert_expiry_seconds", "link", l->name,
+			    NULL, NULL, left);
+	metric_family(&mo, "vnet_refused_total", METRIC_COUNTER, "Connections "
+	    "refused, by reason: the counter's name in show stats (show "
+	    "refused lists the latest).");
+	conns_metrics_refused(&d->links.conns, &mo);
+	listen_metrics_refused(&d->listeners, &mo);
+	conns_metrics(&d->links.conns, &mo);
+	iface_metrics(&d->ifaces, &mo);
+	metric_family(&mo, "vnet_frames_total", METRIC_COUNTER,
+	    "Frames the node forwarded, by direction.");
+	metric_sample(&mo, "vnet_frames_total", "dir", "in", NULL, NULL,
+	    ss->frames_in);
+	metric_sample(&mo, "vnet_frames_total", "dir", "out", NULL, NULL,
+	    ss->frames_out);
+	fwd_metrics(d->fwd, &mo);
+	MODULES(d, m)
+		if (m->metrics != NULL)
+			m->metrics(m->arg, &mo);
+}
+
 static int
 route_apply(struct vnetd *d, const struct stmt *st, char *err, size_t errlen)
 {
@@ -871,15 +917,12 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 	ROW("frames_in", ss->frames_in);
 	ROW("frames_out", ss->frames_out);
-	ROW("rule_hits", fs.rule_hits);
-	ROW("learned_hits", fs.learned_hits);
-	ROW("floods", fs.floods);
-	ROW("no_route", fs.no_route);
+#undef ROW
+	fwd_show_stats(d->fwd, out);
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 	ROW("duplicates", ss->duplicates + fs.duplicates);
 	ROW("seen_conflicts", fs.seen_conflicts);
 	ROW("hop_limit", ss->hop_limit);
-	ROW("bad_messages", d->links.conns.stats.bad_messages);
-	ROW("refused", d->links.conns.stats.refused);
 	ROW("dgram_unknown", links_udp_unknown(&d->links));
 	ROW("gso_cut", ss->gso_cut);
 	ROW("gso_segments", ss->gso_segments);
@@ -896,13 +939,10 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	ROW("reseq_held_bytes", rs->held_bytes);
 	ROW("reseq_lost", ss->reseq_lost);
 	ROW("reseq_off_path", rs->off_path);
-	ROW("tls_refused", d->links.conns.stats.tls_refused);
-	ROW("tls_failed", d->links.conns.stats.tls_failed);
-	ROW("not_allowed", d->listeners.not_allowed);
-	ROW("pending_full", d->links.conns.stats.pending_full);
-	ROW("pending_addr_full", d->links.conns.stats.pending_addr_full);
-	ROW("handshake_timeouts", d->links.conns.stats.handshake_timeouts);
-	ROW("clones_refused", d->links.conns.stats.clones);
+#undef ROW
+	conns_show_stats(&d->links.conns, out);
+	listen_show_stats(&d->listeners, out);
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 	ROW("pending", d->links.conns.npending);
 	ROW("macs", fwd_mac_count(d->fwd));
 	ROW("mac_table_full", fs.mac_table_full);

@@ -5,6 +5,7 @@
 
 #include "ether.h"
 #include "fwd.h"
+#include "metric.h"
 
 static const char *
 fwd_show_kind(const struct fwd_port *port)
@@ -65,4 +66,35 @@ fwd_show_macs(struct fwd *f, uint64_t now_ms, struct evbuffer *out)
 	evbuffer_add_printf(out, "%%columns mac\ttarget\tname\tage\tnode\t"
 	    "source\tversion\n");
 	fwd_mac_foreach(f, now_ms, fwd_show_mac_cb, out);
+}
+
+#define FS(row, field, help) METRIC_STAT(row, struct fwd_stats, field, help)
+static const struct metric_stat fwd_counters[] = {
+	FS("rule_hits", rule_hits, "Frames forwarded by a route."),
+	FS("learned_hits", learned_hits, "Frames forwarded to the port their "
+	    "destination was learned on."),
+	FS("floods", floods, "Frames flooded."),
+	FS("no_route", no_route, "Frames dropped: no route covers their "
+	    "destination."),
+};
+#undef FS
+
+void
+fwd_show_stats(const struct fwd *f, struct evbuffer *out)
+{
+	struct fwd_stats fs;
+
+	fwd_stats(f, &fs);
+	metric_stat_rows(out, fwd_counters, sizeof(fwd_counters) /
+	    sizeof(fwd_counters[0]), &fs);
+}
+
+void
+fwd_metrics(const struct fwd *f, const struct metric_out *mo)
+{
+	struct fwd_stats fs;
+
+	fwd_stats(f, &fs);
+	metric_stat_families(mo, fwd_counters, sizeof(fwd_counters) /
+	    sizeof(fwd_counters[0]), &fs);
 }

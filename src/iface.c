@@ -18,6 +18,7 @@
 #include "iface.h"
 #include "iothread.h"
 #include "log.h"
+#include "metric.h"
 #include "wire.h"
 
 /* Frames read per wake-up before the loop serves others. */
@@ -534,4 +535,37 @@ iface_show(struct iface *ifc, const char *more, struct evbuffer *out)
 	    (unsigned long long)ifc->c.bytes_out,
 	    (unsigned long long)iface_drops(ifc),
 	    (unsigned long long)iface_capture_drops(ifc), more);
+}
+
+void
+iface_metrics(const struct iface_list *ifaces, const struct metric_out *mo)
+{
+	const struct iface	*ifc;
+
+	metric_family(mo, "vnet_interface_up", METRIC_GAUGE,
+	    "1 if the interface is up, else 0.");
+	TAILQ_FOREACH(ifc, ifaces, entry)
+		metric_sample(mo, "vnet_interface_up", "interface", ifc->name,
+		    NULL, NULL, ifc->up != 0);
+	metric_family(mo, "vnet_interface_bytes_total", METRIC_COUNTER,
+	    "Bytes of frames the interface carried, by direction.");
+	TAILQ_FOREACH(ifc, ifaces, entry) {
+		metric_sample(mo, "vnet_interface_bytes_total", "interface",
+		    ifc->name, "dir", "in", ifc->c.bytes_in);
+		metric_sample(mo, "vnet_interface_bytes_total", "interface",
+		    ifc->name, "dir", "out", ifc->c.bytes_out);
+	}
+	metric_family(mo, "vnet_interface_frames_total", METRIC_COUNTER,
+	    "Frames the interface carried, by direction.");
+	TAILQ_FOREACH(ifc, ifaces, entry) {
+		metric_sample(mo, "vnet_interface_frames_total", "interface",
+		    ifc->name, "dir", "in", ifc->c.frames_in);
+		metric_sample(mo, "vnet_interface_frames_total", "interface",
+		    ifc->name, "dir", "out", ifc->c.frames_out);
+	}
+	metric_family(mo, "vnet_interface_drops_total", METRIC_COUNTER,
+	    "Frames the interface dropped.");
+	TAILQ_FOREACH(ifc, ifaces, entry)
+		metric_sample(mo, "vnet_interface_drops_total", "interface",
+		    ifc->name, NULL, NULL, iface_drops(ifc));
 }

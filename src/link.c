@@ -18,6 +18,7 @@
 #include "link.h"
 #include "log.h"
 #include "gro.h"
+#include "metric.h"
 #include "udp.h"
 #include "wire.h"
 
@@ -1928,4 +1929,197 @@ link_dgram_info(const struct link *l, struct link_dgram *o)
 	o->reordered = ds->reordered;
 	o->replayed = ds->replayed;
 	o->auth_failed = ds->auth_failed;
+}
+
+/*
+ * /metrics: a family per row of this table, a sample per link (two, in
+ * and out, for one by direction).
+ */
+struct link_metric {
+	const char		*name, *help;
+	enum metric_type	 type;
+	int			 by_dir;
+	uint64_t		 (*value)(const struct link *, int out);
+};
+
+static uint64_t
+link_m_up(const struct link *l, int out)
+{
+	(void)out;
+	return l->state == LINK_UP;
+}
+
+static uint64_t
+link_m_bytes(const struct link *l, int out)
+{
+	return out ? l->c.bytes_out : l->c.bytes_in;
+}
+
+static uint64_t
+link_m_frames(const struct link *l, int out)
+{
+	return out ? l->c.frames_out : l->c.frames_in;
+}
+
+static uint64_t
+link_m_drops(const struct link *l, int out)
+{
+	(void)out;
+	return l->c.drops + l->sched.c.tail_drops + l->sched.c.fat_drops +
+	    l->sched.c.aqm_drops;
+}
+
+static uint64_t
+link_m_ce(const struct link *l, int out)
+{
+	(void)out;
+	return l->sched.c.ce_marks;
+}
+
+static uint64_t
+link_m_connects(const struct link *l, int out)
+{
+	(void)out;
+	return l->c.connects;
+}
+
+static uint64_t
+link_m_queue(const struct link *l, int out)
+{
+	(void)out;
+	return sched_bytes(&l->sched);
+}
+
+static uint64_t
+link_m_losses(const struct link *l, int out)
+{
+	(void)out;
+	return l->live_losses;
+}
+
+static const struct link_metric link_metrics_table[] = {
+	{ "vnet_link_up", "1 if the link is up (established), else 0.",
+	    METRIC_GAUGE, 0, link_m_up },
+	{ "vnet_link_bytes_total", "Bytes of frames carried by the link, by "
+	    "direction.", METRIC_COUNTER, 1, link_m_bytes },
+	{ "vnet_link_frames_total", "Frames carried by the link, by "
+	    "direction.", METRIC_COUNTER, 1, link_m_frames },
+	{ "vnet_link_drops_total", "Frames the link dropped (queue full, AQM, "
+	    "fat flows, errors).", METRIC_COUNTER, 0, link_m_drops },
+	{ "vnet_link_ce_marks_total", "Frames the link's AQM marked "
+	    "Congestion Experienced.", METRIC_COUNTER, 0, link_m_ce },
+	{ "vnet_link_connects_total", "Times the link came up.",
+	    METRIC_COUNTER, 0, link_m_connects },
+	{ "vnet_link_queue_bytes", "Bytes waiting in the link's queue.",
+	    METRIC_GAUGE, 0, link_m_queue },
+	{ "vnet_link_liveness_losses_total", "Times the link's liveness "
+	    "declared its peer dead (probes or data unanswered).",
+	    METRIC_COUNTER, 0, link_m_losses },
+};
+
+/* The datagram paths of links (transport udp|auto). */
+static void
+link_metrics_dgram(const struct links *lks, const struct metric_out *mo)
+{
+	static const struct {
+		const char	*name, *help;
+		enum metric_type type;
+		size_t		 off;
+	} m[] = {
+#define DG(f) offsetof(struct link_dgram, f)
+		{ "vnet_link_udp", "1 if the link's frames go by UDP "
+		    "datagrams now, else 0.", METRIC_GAUGE, DG(by_udp) },
+		{ "vnet_link_path_mtu_bytes", "The largest datagram "
+		    "(UDP payload) the link's path carries.", METRIC_GAUGE,
+		    DG(path_mtu) },
+		{ "vnet_link_datagrams_sent_total", "Datagrams "
+		    "sent on the link's datagram path.", METRIC_COUNTER,
+		    DG(sent) },
+		{ "vnet_link_datagrams_received_total",
+		    "Authentic datagrams received on the link's datagram "
+		    "path.", METRIC_COUNTER, DG(received) },
+		{ "vnet_link_datagrams_lost_total", "Datagrams "
+		    "from the peer that never came.", METRIC_COUNTER,
+		    DG(lost) },
+		{ "vnet_link_datagrams_reordered_total",
+		    "Datagrams that came after a later one.", METRIC_COUNTER,
+		    DG(reordered) },
+		{ "vnet_link_datagrams_replayed_total",
+		    "Datagrams dropped: seen before.", METRIC_COUNTER,
+		    DG(replayed) },
+		{ "vnet_link_datagrams_auth_failed_total",
+		    "Datagrams dropped: not authentic.", METRIC_COUNTER,
+		    DG(auth_failed) },
+#undef DG
+	};
+	struct link_dgram	 g;
+	const struct link	*l;
+	size_t			 i;
+	uint64_t		 v;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		metric_family(mo, m[i].name, m[i].type, m[i].help);
+		TAILQ_FOREACH(l, &lks->list, entry) {
+			link_dgram_info(l, &g);
+			if (!g.path)
+				continue;
+			/* Every field is a uint64_t. */
+			memcpy(&v, (const char *)&g + m[i].off, sizeof(v));
+			metric_sample(mo, m[i].name, "link", l->name, NULL,
+			    NULL, v);
+		}
+	}
+}
+
+void
+link_metrics(const struct links *lks, const struct metric_out *mo)
+{
+	const struct link_metric *m;
+	const struct link	*l;
+	size_t			 i;
+	int			 s;
+
+	for (i = 0; i < sizeof(link_metrics_table) /
+	    sizeof(link_metrics_table[0]); i++) {
+		m = &link_metrics_table[i];
+		metric_family(mo, m->name, m->type, m->help);
+		TAILQ_FOREACH(l, &lks->list, entry) {
+			if (!m->by_dir) {
+				metric_sample(mo, m->name, "link", l->name,
+				    NULL, NULL, m->value(l, 0));
+				continue;
+			}
+			metric_sample(mo, m->name, "link", l->name, "dir",
+			    "in", m->value(l, 0));
+			metric_sample(mo, m->name, "link", l->name, "dir",
+			    "out", m->value(l, 1));
+		}
+	}
+	metric_family(mo, "vnet_link_transport_info", METRIC_GAUGE, "1, with "
+	    "the transport the link's frames take now (tcp, udp, udp+tcp).");
+	TAILQ_FOREACH(l, &lks->list, entry)
+		metric_sample(mo, "vnet_link_transport_info", "link", l->name,
+		    "transport", link_transport_now(l), 1);
+	link_metrics_dgram(lks, mo);
+	/* Liveness, of links up: 1 for the state it is in, 0 for the rest. */
+	metric_family(mo, "vnet_link_liveness_state", METRIC_GAUGE, "1 for "
+	    "the liveness state of an established link (up, hold, init, "
+	    "down), 0 for the others.");
+	TAILQ_FOREACH(l, &lks->list, entry) {
+		if (l->state != LINK_UP)
+			continue;
+		for (s = LIVENESS_DOWN; s <= LIVENESS_UP; s++)
+			metric_sample(mo, "vnet_link_liveness_state", "link",
+			    l->name, "state",
+			    liveness_state_name((enum liveness_state)s),
+			    l->live.state == (enum liveness_state)s);
+	}
+	metric_family(mo, "vnet_link_probe_interval_seconds", METRIC_GAUGE,
+	    "The interval of an established link's liveness probes (0: it "
+	    "sends none).");
+	TAILQ_FOREACH(l, &lks->list, entry)
+		if (l->state == LINK_UP)
+			metric_sample_real(mo,
+			    "vnet_link_probe_interval_seconds", "link",
+			    l->name, NULL, NULL, l->live.interval / 1000.0);
 }

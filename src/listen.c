@@ -16,6 +16,7 @@
 #include "acl.h"
 #include "listen.h"
 #include "log.h"
+#include "metric.h"
 
 void
 listen_init(struct listeners *set, struct event_base *base,
@@ -277,4 +278,22 @@ listen_config(const struct listeners *set,
 		memcpy(st.allow, ls->allow, sizeof(st.allow));
 		cb(&st, arg);
 	}
+}
+
+static const struct metric_stat listen_refusals[] = {
+	METRIC_STAT("not_allowed", struct listeners, not_allowed, NULL),
+};
+
+void
+listen_show_stats(const struct listeners *set, struct evbuffer *out)
+{
+	metric_stat_rows(out, listen_refusals, 1, set);
+}
+
+void
+listen_metrics_refused(const struct listeners *set,
+    const struct metric_out *mo)
+{
+	metric_stat_samples(mo, "vnet_refused_total", "reason",
+	    listen_refusals, 1, set);
 }

@@ -453,7 +453,9 @@ routing_show_stats(struct routing *r, struct evbuffer *out)
 		return;
 	nodedb_stats(r->db, &ds);
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
-	ROW("nodes", nodedb_nodes(r->db));
+#undef ROW
+	routing_show_nodes_stats(r, out);
+#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
 	ROW("records", nodedb_count(r->db));
 	ROW("node_seq", r->seq);
 	ROW("records_in", r->st.records_in);

@@ -614,6 +614,14 @@ rd_mod_tick(void *arg)
 }
 
 static void
+rd_mod_metrics(void *arg, const struct metric_out *mo)
+{
+	struct routing_daemon	*rd = arg;
+
+	routing_metrics(rd->r, mo);
+}
+
+static void
 rd_mod_show(void *arg, const struct stmt *st, struct evbuffer *out)
 {
 	struct routing_daemon	*rd = arg;
@@ -725,6 +733,7 @@ routing_daemon_add(struct vnetd *d)
 		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
 		.nkinds = 3, .apply = rd_mod_apply, .caps = rd_mod_caps,
 		.start = rd_mod_start, .tick = rd_mod_tick, .show = rd_mod_show,
+		.metrics = rd_mod_metrics,
 		.columns = rd_mod_columns, .fields = rd_mod_fields,
 		.config = rd_mod_config, .link_made = rd_mod_link_made,
 		.link_input = rd_link_node, .link_up = rd_link_up,

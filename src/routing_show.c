@@ -10,6 +10,7 @@
 #include <event2/buffer.h>
 
 #include "fwd.h"
+#include "metric.h"
 #include "node.h"
 #include "nodedb.h"
 #include "routing.h"
@@ -311,4 +312,58 @@ routing_show_macs(struct routing *r, struct evbuffer *out)
 			    rm->via[0] != '\0' ? rm->via : "-", rm->owner,
 			    rm->version);
 	}
+}
+
+/* The nodes known (with a topology record, this one too) and reachable. */
+struct routing_reach {
+	uint64_t	nodes, nodes_reachable;
+};
+
+static const struct metric_stat routing_reach_rows[] = {
+	METRIC_STAT("nodes", struct routing_reach, nodes, "Nodes known: "
+	    "with a topology record held, this node's too."),
+	METRIC_STAT("nodes_reachable", struct routing_reach, nodes_reachable,
+	    "Nodes reachable by the links up, this node too."),
+};
+
+static void
+routing_reach(struct routing *r, struct routing_reach *rr)
+{
+	const struct nodedb_entry *e;
+	size_t		 i;
+	int		 idx;
+
+	rr->nodes = nodedb_nodes(r->db);
+	rr->nodes_reachable = 0;
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		e = nodedb_at(r->db, i);
+		if (routing_topo(e) == NULL)
+			continue;
+		idx = spf_find(r->spf, e->name);
+		rr->nodes_reachable += e->self || (idx != SPF_NONE &&
+		    spf_reachable(r->spf, idx));
+	}
+}
+
+void
+routing_show_nodes_stats(struct routing *r, struct evbuffer *out)
+{
+	struct routing_reach rr;
+
+	routing_reach(r, &rr);
+	metric_stat_rows(out, routing_reach_rows, sizeof(routing_reach_rows) /
+	    sizeof(routing_reach_rows[0]), &rr);
+}
+
+void
+routing_metrics(struct routing *r, const struct metric_out *mo)
+{
+	struct routing_reach rr;
+
+	if (!r->on || !r->started)
+		return;
+	routing_reach(r, &rr);
+	metric_stat_gauges(mo, routing_reach_rows, sizeof(routing_reach_rows) /
+	    sizeof(routing_reach_rows[0]), &rr);
+	shortcut_metrics(r, mo);
 }

@@ -7,6 +7,7 @@
 
 #include "adapt.h"
 #include "log.h"
+#include "metric.h"
 #include "node.h"
 #include "nodedb.h"
 #include "routing_impl.h"
@@ -583,23 +584,67 @@ shortcut_show(struct routing *r, struct evbuffer *out)
 	}
 }
 
+/* The shortcut policy's counters (adapt.h), named once, and its gauge. */
+#define AS(row, field, help) METRIC_STAT(row, struct adapt_stats, field, help)
+static const struct metric_stat shortcut_counters[] = {
+	AS("adapt_dials", dials, "Shortcut links dialled."),
+	AS("adapt_ups", ups, "Shortcut links that came up."),
+	AS("adapt_dial_failures", failures, "Shortcut dials that failed or "
+	    "timed out."),
+	AS("adapt_deaths", deaths, "Shortcut links lost after coming up."),
+	AS("adapt_drains", drains, "Shortcuts drained: traffic fell under "
+	    "the threshold."),
+	AS("adapt_closes", closes, "Shortcut links closed after draining."),
+	AS("adapt_max_refused", max_refused, "Shortcuts not made: at the "
+	    "maximum."),
+};
+#undef AS
+
+struct shortcut_now {
+	uint64_t	adapt_shortcuts;
+};
+
+/* The shortcuts' own counters. */
+static const struct metric_stat shortcut_own[] = {
+	METRIC_STAT("adapt_dials_bounded", struct shortcut, bounded,
+	    "Shortcut dials not made: the address's bound of dials a "
+	    "minute."),
+};
+
+static const struct metric_stat shortcut_gauges[] = {
+	METRIC_STAT("adapt_shortcuts", struct shortcut_now, adapt_shortcuts,
+	    "Shortcuts up or being made, by this node or dialled by the "
+	    "peer."),
+};
+
 void
 shortcut_show_stats(struct routing *r, struct evbuffer *out)
 {
 	struct adapt_stats as;
+	struct shortcut_now sn;
 
 	adapt_stats(r->sc->adapt, &as);
-#define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
-	ROW("adapt_shortcuts", adapt_active(r->sc->adapt));
-	ROW("adapt_dials", as.dials);
-	ROW("adapt_ups", as.ups);
-	ROW("adapt_dial_failures", as.failures);
-	ROW("adapt_deaths", as.deaths);
-	ROW("adapt_drains", as.drains);
-	ROW("adapt_closes", as.closes);
-	ROW("adapt_max_refused", as.max_refused);
-	ROW("adapt_dials_bounded", r->sc->bounded);
-#undef ROW
+	sn.adapt_shortcuts = adapt_active(r->sc->adapt);
+	metric_stat_rows(out, shortcut_gauges, 1, &sn);
+	metric_stat_rows(out, shortcut_counters, sizeof(shortcut_counters) /
+	    sizeof(shortcut_counters[0]), &as);
+	metric_stat_rows(out, shortcut_own, 1, r->sc);
+}
+
+void
+shortcut_metrics(struct routing *r, const struct metric_out *mo)
+{
+	struct adapt_stats as;
+	struct shortcut_now sn;
+
+	if (r->sc->adapt == NULL)
+		return;
+	adapt_stats(r->sc->adapt, &as);
+	sn.adapt_shortcuts = adapt_active(r->sc->adapt);
+	metric_stat_gauges(mo, shortcut_gauges, 1, &sn);
+	metric_stat_families(mo, shortcut_counters, sizeof(shortcut_counters) /
+	    sizeof(shortcut_counters[0]), &as);
+	metric_stat_families(mo, shortcut_own, 1, r->sc);
 }
 
 void

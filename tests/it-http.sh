@@ -2,8 +2,10 @@
 #
 # The status server: a proxy and two hosts, the proxy's http server allowing
 # host1's underlay address alone.  Every API endpoint gives JSON that parses
-# and agrees with vnetctl -j; /metrics is valid Prometheus text (promtool
-# when installed, else tests/http_check.py); the link rate the API shows
+# and agrees with vnetctl -j; /metrics is valid Prometheus text (checked
+# strictly by tests/http_check.py, and by promtool when installed) and has
+# each family with what the traffic and a refused node made of it
+# (refusals, nodes, liveness, probes, transport, no route); the link rate the API shows
 # while iperf3 runs is within 10% of iperf3's; a refused address (shut at
 # accept, unanswered, holding no place), a slow client, 1,000 connections
 # from one address, oversized headers, garbage and a POST are each bounded
@@ -23,11 +25,15 @@ IP2=$(guest_ip 2)
 node_add proxy 1
 node_add host1 2
 node_add host2 3
+node_add intruder 4
 vnetd_start proxy "$(proxy_conf with-routes)
+routing auto
 http $(addr proxy):$HP allow $(addr host1)"
 vnetd_start host1 "$(host_conf 1 with-routes)
+routing auto
 http 127.0.0.1:$HP"
-vnetd_start host2 "$(host_conf 2 with-routes)"
+vnetd_start host2 "$(host_conf 2 with-routes)
+routing auto"
 guest_add g1 host1 vtap0 1
 guest_add g2 host2 vtap0 2
 wait_link_up host1 proxy
@@ -110,19 +116,50 @@ grep -Eq '(src|href)="?(https?:)?//' "$TMPD/page.html" && fail "the page loads s
 get host1 /api/v1/info | python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; sys.exit(0 if r["node"]=="proxy" and r["uptime_s"]>=0 else 1)' ||
 	fail "/api/v1/info does not name the proxy"
 
-say "/metrics"
+say "/metrics, after a node of another network was refused"
+vnetd_start intruder "node intruder
+network elsewhere
+link proxy $(addr proxy):$PORT"
+refused_once() { vctl proxy -t show stats | grep -qx 'refused	[1-9][0-9]*'; }
+wait_for 10 refused_once || fail "the proxy did not refuse the intruder: $(vctl proxy -t show refused)"
+vnetd_stop intruder
 get host1 /metrics >"$TMPD/metrics.txt" || fail "GET /metrics failed"
-grep -Eq '^vnet_link_bytes_total\{node="proxy",link="host1",dir="in"\} [1-9][0-9]*$' "$TMPD/metrics.txt" ||
-	fail "no nonzero vnet_link_bytes_total for host1: $(head -n 20 "$TMPD/metrics.txt")"
-grep -q '^# TYPE vnet_link_bytes_total counter$' "$TMPD/metrics.txt" || fail "no TYPE line"
+out=$($CHECK metrics "$TMPD/metrics.txt") || fail "/metrics: $out"
 if command -v promtool >/dev/null; then
-	out=$(promtool check metrics <"$TMPD/metrics.txt" 2>&1) ||
-		fail "promtool check metrics: $out"
-	say "promtool accepts /metrics"
-else
-	out=$($CHECK metrics "$TMPD/metrics.txt") || fail "/metrics: $out"
-	say "/metrics (promtool missing, text format checked): $out"
+	promtool check metrics <"$TMPD/metrics.txt" >"$TMPD/promtool.txt" 2>&1 ||
+		fail "promtool check metrics: $(cat "$TMPD/promtool.txt")"
+	out="$out, promtool agrees"
 fi
+say "/metrics: $out"
+# m SAMPLE: the value of one series (labels after node="proxy").
+m() { sed -n "s/^$1 //p" "$TMPD/metrics.txt"; }
+P='node="proxy"'
+v=$(m "vnet_link_bytes_total{$P,link=\"host1\",dir=\"in\"}")
+((v > 0)) || fail "vnet_link_bytes_total for host1 is '$v'"
+v=$(m "vnet_refused_total{$P,reason=\"refused\"}")
+((v >= 1)) || fail "vnet_refused_total{reason=refused} is '$v'"
+for r in tls_refused clones_refused pending_full pending_addr_full handshake_timeouts not_allowed; do
+	[[ -n $(m "vnet_refused_total{$P,reason=\"$r\"}") ]] || fail "no refusal reason $r"
+done
+[[ -n $(m "vnet_tls_failed_total{$P}") ]] || fail "no vnet_tls_failed_total"
+[[ $(m "vnet_nodes{$P}") == 3 && $(m "vnet_nodes_reachable{$P}") == 3 ]] ||
+	fail "nodes known/reachable: $(m "vnet_nodes{$P}")/$(m "vnet_nodes_reachable{$P}"), not 3/3"
+[[ -n $(m "vnet_no_route_total{$P}") ]] || fail "no vnet_no_route_total"
+[[ -n $(m "vnet_adapt_shortcuts{$P}") && -n $(m "vnet_adapt_dial_failures_total{$P}") ]] ||
+	fail "no shortcut families"
+for l in host1 host2; do
+	[[ $(m "vnet_link_liveness_state{$P,link=\"$l\",state=\"up\"}") == 1 &&
+		$(m "vnet_link_liveness_state{$P,link=\"$l\",state=\"down\"}") == 0 ]] ||
+		fail "link $l's liveness is not up: $(grep "liveness_state.*$l" "$TMPD/metrics.txt")"
+	[[ $(m "vnet_link_liveness_losses_total{$P,link=\"$l\"}") == 0 ]] || fail "link $l lost its liveness"
+	v=$(m "vnet_link_probe_interval_seconds{$P,link=\"$l\"}")
+	awk -v v="$v" 'BEGIN { exit !(v > 0 && v <= 2) }' || fail "link $l probes every '$v' s"
+	[[ $(m "vnet_link_transport_info{$P,link=\"$l\",transport=\"tcp\"}") == 1 ]] ||
+		fail "link $l has no transport_info tcp"
+done
+# The refusals by reason are the show stats counters of the same names.
+[[ $(m "vnet_refused_total{$P,reason=\"refused\"}") == $(vctl proxy -t show stats | awk -F'\t' '$1 == "refused" { print $2 }') ]] ||
+	fail "vnet_refused_total{reason=refused} differs from show stats"
 
 say "rates: the API against iperf3"
 iperf_server g2
