@@ -359,6 +359,16 @@ check_tls_files(const struct config *cf, int *errors)
 			continue;
 		}
 		st = stmt_vec_get(&cf->lines, i, &tmp);
+		/* Read now, but not by the unit (ProtectHome=yes). */
+		if (strncmp(st->path, "/root/", 6) == 0 ||
+		    strncmp(st->path, "/home/", 6) == 0 ||
+		    strncmp(st->path, "/run/user/", 10) == 0)
+			fprintf(stderr, "%s:%d: warning: %s %s: under /root, "
+			    "/home or /run/user, which the systemd units hide "
+			    "from vnetd (ProtectHome=yes): copy it beside %s\n",
+			    cf->file, cf->lines.v[i].line,
+			    stmt_keyword(st->kind, st->op), st->path,
+			    VNETD_CONF);
 		if ((fd = open(st->path, O_RDONLY | O_CLOEXEC)) != -1) {
 			close(fd);
 			continue;

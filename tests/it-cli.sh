@@ -109,6 +109,13 @@ sed -i "s|$TMPD/garbage.key|$TMPD/cut.key|" "$TMPD/tls.conf"
 expect "vnetd -n, damaged key" 1 "$TMPD/tls.conf:5: tls-key $TMPD/cut.key: " \
 	"$VNETD" -n -f "$TMPD/tls.conf"
 
+say "vnetd -n: a TLS file under /root, which the units hide (ProtectHome=yes)"
+sed "s|^tls-ca .*|tls-ca /root/vnet-no-such-$$/ca.crt|; s|^tls-key .*|tls-key $CA_DIR/one.key|" \
+	"$TMPD/tls.conf" >"$TMPD/home.conf"
+expect "vnetd -n, tls-ca under /root" 1 \
+	"$TMPD/home.conf:4: warning: tls-ca /root/vnet-no-such-$$/ca.crt: under /root, /home or /run/user, which the systemd units hide from vnetd (ProtectHome=yes): copy it beside " \
+	"$VNETD" -n -f "$TMPD/home.conf"
+
 say "vnetd -n: every problem in one run, each on its line, and nothing else"
 cat >"$TMPD/many.conf" <<CONF
 node one
