@@ -29,6 +29,7 @@ struct out {
 	size_t			 collen[OUT_COLS_MAX];
 	size_t			 ncol;
 	int			 first;
+	int			 pairs;	/* a name/value table: one object */
 };
 
 static void
@@ -235,6 +236,13 @@ json_columns(struct out *o, const char *cols)
 	free(o->cols);
 	if ((o->cols = strdup(cols)) == NULL)
 		return -1;
+	/*
+	 * A table of names and values (show stats, show link NAME) is one
+	 * object, each name a key: {"frames_in": 0, ...}.  Decided by the
+	 * first table only, so that the output stays one JSON value.
+	 */
+	if (o->first)
+		o->pairs = strcmp(cols, "name\tvalue") == 0;
 	for (o->ncol = 0, p = o->cols; o->ncol < OUT_COLS_MAX; ) {
 		o->col[o->ncol] = p;
 		o->collen[o->ncol] = field_len(p);
@@ -252,6 +260,18 @@ json_row(struct out *o, const char *row)
 	const char	*p = row;
 	size_t		 i, len;
 
+	if (o->pairs) {
+		len = field_len(p);
+		puts_(o, o->first ? "{\n" : ",\n");
+		o->first = 0;
+		out_json_string(p, len, json_sink, o);
+		put(o, ":", 1);
+		if (p[len] == '\0')
+			puts_(o, "null");
+		else
+			json_value(o, p + len + 1, field_len(p + len + 1));
+		return 0;
+	}
 	puts_(o, o->first ? "[\n" : ",\n");
 	o->first = 0;
 	if (o->ncol == 0) {
@@ -285,7 +305,10 @@ json_row(struct out *o, const char *row)
 static int
 json_end(struct out *o)
 {
-	puts_(o, o->first ? "[]\n" : "\n]\n");
+	if (o->pairs)
+		puts_(o, o->first ? "{}\n" : "\n}\n");
+	else
+		puts_(o, o->first ? "[]\n" : "\n]\n");
 	return 0;
 }
 

@@ -52,6 +52,20 @@ START_TEST(out_json_escapes)
 }
 END_TEST
 
+START_TEST(out_json_pairs)
+{
+	const char *const lines[] = { "%columns name\tvalue",
+	    "frames_in\t12", "since\t3s", "rate\t-", "short", NULL };
+	const char *const none[] = { "%columns name\tvalue", NULL };
+
+	/* A table of names and values: one object. */
+	ck_assert_str_eq(render(OUT_JSON, lines),
+	    "{\n\"frames_in\":12,\n\"since\":\"3s\",\n\"rate\":null,\n"
+	    "\"short\":null\n}\n");
+	ck_assert_str_eq(render(OUT_JSON, none), "{}\n");
+}
+END_TEST
+
 START_TEST(out_json_numbers)
 {
 	ck_assert(out_is_number("0", 1));
@@ -154,6 +168,7 @@ main(void)
 	int	 failed;
 
 	tcase_add_test(tc, out_json_escapes);
+	tcase_add_test(tc, out_json_pairs);
 	tcase_add_test(tc, out_json_numbers);
 	tcase_add_test(tc, out_json_empty_and_lines);
 	tcase_add_test(tc, out_text_and_tsv);
