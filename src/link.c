@@ -893,8 +893,11 @@ link_live_run(struct link *l, uint64_t now)
 	 * (frames sent, nothing heard) calls the link dead.
 	 */
 	missing = (c->hello.caps & WIRE_CAP_DGRAM_LIVE) &&
+	    l->live.probing && l->live.interval != 0 &&
 	    liveness_missing(&l->live, now);
-	now_too = (missing && !l->live_missing) || l->live_answer;
+	/* None of ours at all where we send none (liveness off here). */
+	now_too = ((missing && !l->live_missing) || l->live_answer) &&
+	    l->live.probing && l->live.interval != 0;
 	l->live_missing = missing;
 	l->live_answer = 0;
 	if (!liveness_tick(&l->live, now) && !now_too)
