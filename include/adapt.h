@@ -41,7 +41,11 @@
 
 #define ADAPT_PEERS_MAX		1024
 #define ADAPT_NAME_MAX		31
-#define ADAPT_LOG_MAX		256
+#define ADAPT_LOG_MAX		384
+/* "HOST:PORT (kind)": the candidate of a pair's last dial. */
+#define ADAPT_CAND_MAX		80
+/* Why a pair's direct path failed, in words, as show adapt says it. */
+#define ADAPT_WHY_MAX		160
 /* Defaults; see vnetd.conf(5) for why. */
 #define ADAPT_THRESHOLD_DEFAULT	(10ULL * 1000 * 1000 / 8)	/* bytes/s */
 #define ADAPT_HOLD_DEFAULT	10	/* s */
@@ -102,6 +106,9 @@ struct adapt_peer {
 	unsigned int	 addr;		/* next address to try */
 	const char	*reason;	/* of the last change */
 	int		 seen;		/* in this round */
+	char		 cand[ADAPT_CAND_MAX];	/* dialled last; "": none */
+	char		 note[ADAPT_WHY_MAX];	/* how the dial stands now */
+	char		 failure[ADAPT_WHY_MAX]; /* the last one; "": none */
 };
 
 struct adapt_stats {
@@ -127,6 +134,16 @@ enum adapt_action adapt_observe(struct adapt *, const char *peer,
 		    uint64_t rate, enum adapt_link link, uint64_t now_ms);
 /* After a round: entries of peers not observed are forgotten (0 if busy). */
 void		 adapt_round_end(struct adapt *);
+
+/*
+ * What the caller learnt of the pair's direct path, kept in its entry: the
+ * candidate it dials ("HOST:PORT (kind)"), named when the shortcut comes
+ * up; how the dial (or the shortcut) stands, in words, which becomes the
+ * failure (show adapt) when it fails or dies.  Cut to fit; no entry: none.
+ */
+void		 adapt_dialled(struct adapt *, const char *peer,
+		    const char *cand);
+void		 adapt_note(struct adapt *, const char *peer, const char *why);
 
 const struct adapt_peer *adapt_find(const struct adapt *, const char *peer);
 size_t		 adapt_count(const struct adapt *);

@@ -13,6 +13,23 @@
 struct stmt;
 struct ssl_ctx_st;
 
+/* Where a link's dial stands, as the layer below knows it. */
+enum routing_dial_state {
+	ROUTING_DIAL_NONE = 0,		/* no such link, or no dial yet */
+	ROUTING_DIAL_SYN,		/* connecting, no answer yet */
+	ROUTING_DIAL_HANDSHAKE,		/* connected, the hello not done */
+	ROUTING_DIAL_FAILED,		/* the last attempt failed: error */
+	ROUTING_DIAL_UP,
+};
+
+#define ROUTING_DIAL_ERROR_MAX	160
+struct routing_dial {
+	enum routing_dial_state	 state;
+	unsigned int		 tries;	/* SYN: SYNs sent so far */
+	int			 refused; /* FAILED: connection refused */
+	char			 error[ROUTING_DIAL_ERROR_MAX];	/* FAILED */
+};
+
 /*
  * What the control plane needs from below, each with arg.  A link is the
  * env's handle, given with routing_link_up().
@@ -52,6 +69,12 @@ struct routing_env {
 	 */
 	void		 (*punch)(void *arg, const char *node, const char *addr,
 			    uint16_t lport);
+	/*
+	 * How the dial of the configured link name stands (a shortcut's,
+	 * for show adapt's words); NULL: nothing known.
+	 */
+	void		 (*dial)(void *arg, const char *name,
+			    struct routing_dial *out);
 	/* 1 if a configured link (one with an address to dial) is named so. */
 	int		 (*configured)(void *arg, const char *name);
 	/* Shortcuts: a statement as from vnetctl (link, del-link). */

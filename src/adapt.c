@@ -241,6 +241,26 @@ change(struct adapt *a, struct adapt_peer *p, enum adapt_state to,
 		a->log(line, a->arg);
 }
 
+void
+adapt_dialled(struct adapt *a, const char *peer, const char *cand)
+{
+	size_t	 i;
+
+	if (lookup(a, peer, &i))
+		snprintf(a->peers[i].cand, sizeof(a->peers[i].cand), "%s",
+		    cand);
+}
+
+void
+adapt_note(struct adapt *a, const char *peer, const char *why)
+{
+	size_t	 i;
+
+	if (lookup(a, peer, &i))
+		snprintf(a->peers[i].note, sizeof(a->peers[i].note), "%s",
+		    why);
+}
+
 /*
  * A dial that failed moves on to the peer's next candidate; a shortcut
  * that died keeps the one it was up on (it worked: a NAT that lost its
@@ -250,12 +270,19 @@ static enum adapt_action
 fail(struct adapt *a, struct adapt_peer *p, uint64_t now, const char *reason,
     int next)
 {
+	int	 other;
+
 	if (p->up_ms != 0 && now - p->up_ms >= ADAPT_BACKOFF_RESET)
 		p->backoff_ms = ADAPT_BACKOFF_MIN;
 	p->retry_ms = now + p->backoff_ms;
 	p->failures++;
-	change(a, p, ADAPT_BACKOFF, now, reason, "closing it, next try in "
-	    "%llu s", (unsigned long long)(p->backoff_ms / 1000));
+	snprintf(p->failure, sizeof(p->failure), "%s", p->note[0] != '\0' ?
+	    p->note : reason);
+	p->note[0] = '\0';
+	other = strcmp(p->failure, reason) != 0;
+	change(a, p, ADAPT_BACKOFF, now, reason, "%s%sclosing it, next try in "
+	    "%llu s", other ? p->failure : "", other ? "; " : "",
+	    (unsigned long long)(p->backoff_ms / 1000));
 	p->backoff_ms *= 2;
 	if (p->backoff_ms > ADAPT_BACKOFF_MAX)
 		p->backoff_ms = ADAPT_BACKOFF_MAX;
@@ -350,6 +377,7 @@ adapt_observe(struct adapt *a, const char *name, uint64_t rate,
 		p->trigger = rate;
 		p->attempts++;
 		a->st.dials++;
+		p->cand[0] = p->note[0] = '\0';
 		change(a, p, ADAPT_DIALING, now, "above the threshold for the "
 		    "hold time", "dialling %s", p->name);
 		return ADAPT_DIAL;
@@ -357,8 +385,10 @@ adapt_observe(struct adapt *a, const char *name, uint64_t rate,
 		if (link == ADAPT_LINK_OURS_UP) {
 			a->st.ups++;
 			p->up_ms = now;
+			p->failure[0] = p->note[0] = '\0';
 			change(a, p, ADAPT_UP, now, "shortcut up", "the pair's "
-			    "traffic moves onto it");
+			    "traffic moves onto it%s%s", p->cand[0] != '\0' ?
+			    ", the direct path by candidate " : "", p->cand);
 			return ADAPT_NONE;
 		}
 		if (!on)

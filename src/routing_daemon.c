@@ -4,6 +4,7 @@
 
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <ifaddrs.h>
 
 #include <errno.h>
@@ -387,6 +388,47 @@ rd_punch(void *arg, const char *node, const char *addr, uint16_t lport)
 	    lport);
 }
 
+static void
+rd_dial(void *arg, const char *name, struct routing_dial *out)
+{
+	struct routing_daemon	*rd = arg;
+	struct link		*l;
+	struct tcp_info		 ti;
+	socklen_t		 len = sizeof(ti);
+	int			 fd;
+
+	memset(out, 0, sizeof(*out));
+	if ((l = link_find(&rd->d->links, name)) == NULL || !l->configured)
+		return;
+	if (l->state == LINK_UP && !link_alive(l) && l->live_why[0] != '\0') {
+		/* Up, but out of the routes: liveness lost it. */
+		out->state = ROUTING_DIAL_FAILED;
+		snprintf(out->error, sizeof(out->error), "liveness lost: %s",
+		    l->live_why);
+		return;
+	}
+	if (l->state == LINK_UP) {
+		out->state = ROUTING_DIAL_UP;
+		return;
+	}
+	/* This link is the shortcut's own: any error is this attempt's. */
+	if (l->last_error[0] != '\0') {
+		out->state = ROUTING_DIAL_FAILED;
+		out->refused = strstr(l->last_error, "refused") != NULL;
+		snprintf(out->error, sizeof(out->error), "%s", l->last_error);
+		return;
+	}
+	if (l->dialing == NULL || (fd = conn_fd(l->dialing)) < 0)
+		return;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	    ti.tcpi_state == TCP_SYN_SENT) {
+		out->state = ROUTING_DIAL_SYN;
+		out->tries = ti.tcpi_retransmits + 1u;
+	} else
+		out->state = ROUTING_DIAL_HANDSHAKE;
+}
+
 static int
 rd_configured(void *arg, const char *name)
 {
@@ -722,7 +764,7 @@ routing_daemon_add(struct vnetd *d)
 		.now_ms = rd_now, .wall_ms = rd_wall, .arm = rd_arm,
 		.send = rd_send, .rtt_us = rd_rtt, .alive = rd_alive,
 		.ifaces = rd_ifaces, .addrs = rd_addrs, .cands = rd_cands,
-		.punch = rd_punch,
+		.punch = rd_punch, .dial = rd_dial,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
 		.tls_ctx = rd_tls_ctx, .segments = rd_segments,
 		.segment_set = rd_segment_set, .announce = rd_announce,

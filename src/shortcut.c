@@ -1,4 +1,5 @@
 /* Shortcuts: adapt.h's decisions carried out on the links (shortcut.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,12 +276,26 @@ nat_of(const struct routing_topo *rec)
 	return NULL;
 }
 
+/* How the pair's direct path stands, for show adapt (bounded there). */
+static void __attribute__((format(printf, 3, 4)))
+note(struct routing *r, const char *peer, const char *fmt, ...)
+{
+	char		 why[ADAPT_WHY_MAX];
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	adapt_note(r->sc->adapt, peer, why);
+}
+
 /*
  * Why a peer's record gives nothing to dial, in words: a node behind a NAT
  * has only what its peers see of it, where no listener waits.
  */
 static void
-why_undialable(const char *peer, const struct routing_topo *rec)
+why_undialable(struct routing *r, const char *peer,
+    const struct routing_topo *rec)
 {
 	char		 seen[3 * (NODE_ADDR_MAX + 12)];
 	size_t		 i, off = 0;
@@ -297,12 +312,16 @@ why_undialable(const char *peer, const struct routing_topo *rec)
 			break;
 		off += (size_t)w;
 	}
-	if (off > 0)
+	if (off > 0) {
 		log_warnx("adapt: node %s gives no address to dial: it is "
 		    "seen behind a NAT (%s), with no listener there; the "
 		    "traffic stays on the relay", peer, seen);
-	else
+		note(r, peer, "no address to dial: seen behind a NAT (%s), "
+		    "with no listener there", seen);
+	} else {
 		log_warnx("adapt: node %s gives no address to dial", peer);
+		note(r, peer, "no address to dial");
+	}
 }
 
 /* The entry of addr (made, in the place of the oldest, if need be). */
@@ -351,6 +370,8 @@ target_bounded(struct routing *r, const char *peer, const char *addr)
 		    "connections went there within %d s (whatever node "
 		    "names it)", addr, peer, SHORTCUT_TARGET_DIALS,
 		    SHORTCUT_TARGET_MS / 1000);
+	note(r, peer, "not dialled: %d connections went to %s within %d s",
+	    SHORTCUT_TARGET_DIALS, addr, SHORTCUT_TARGET_MS / 1000);
 }
 
 static void
@@ -361,6 +382,8 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	struct stmt	 st;
 	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 16], err[256];
 	const char	*addrs[NODE_ADDRS_MAX], *hole = punchable(r, rec);
+	const char	*kinds[NODE_ADDRS_MAX];
+	char		 cand[ADAPT_CAND_MAX];
 	size_t		 i, n = 0;
 	int		 tls = r->env.tls(r->env.arg), ok, punch;
 
@@ -370,17 +393,23 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	 * older version has only its addresses.  Behind NATs both, the hole
 	 * in the peer's comes first.
 	 */
-	if (hole != NULL)
+	if (hole != NULL) {
+		kinds[n] = node_cand_name(NODE_CAND_SEEN_UDP);
 		addrs[n++] = hole;
+	}
 	for (i = 0; i < rec->ncands && n < NODE_ADDRS_MAX; i++)
 		if (node_cand_dialable(rec->cands[i].kind) &&
-		    dialable(rec->cands[i].addr))
+		    dialable(rec->cands[i].addr)) {
+			kinds[n] = node_cand_name(rec->cands[i].kind);
 			addrs[n++] = rec->cands[i].addr;
+		}
 	for (i = 0; n == 0 && i < rec->naddrs; i++)
-		if (dialable(rec->addrs[i]))
+		if (dialable(rec->addrs[i])) {
+			kinds[n] = "address";
 			addrs[n++] = rec->addrs[i];
+		}
 	if (n == 0 || p == NULL) {
-		why_undialable(peer, rec);
+		why_undialable(r, peer, rec);
 		return;
 	}
 	/* The candidate of this attempt, else the next one not bounded. */
@@ -391,8 +420,10 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		target_bounded(r, peer, addrs[p->addr % n]);
 		return;
 	}
-	if (i > 0)
+	if (i > 0) {
 		addrs[p->addr % n] = addrs[(p->addr + i) % n];
+		kinds[p->addr % n] = kinds[(p->addr + i) % n];
+	}
 	/* TLS with the usual checks unless this node runs without it. */
 	snprintf(line, sizeof(line), "link %s %s%s", peer,
 	    addrs[p->addr % n], tls ? " tls" : "");
@@ -402,13 +433,19 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	punch = hole != NULL && addrs[p->addr % n] == hole;
 	if (punch)
 		st.from_port = own_port(r);
-	if (!ok || r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1)
+	snprintf(cand, sizeof(cand), "%s (%s)", addrs[p->addr % n],
+	    kinds[p->addr % n]);
+	adapt_dialled(r->sc->adapt, peer, cand);
+	if (!ok || r->env.apply(r->env.arg, &st, err, sizeof(err)) == -1) {
 		log_warnx("adapt: cannot dial %s (%s): %s", peer, line,
 		    perr.msg[0] != '\0' ? perr.msg : err);
-	else
-		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu%s%s%s)",
-		    peer, addrs[p->addr % n], tls ? " over TLS" : "",
-		    p->addr % n + 1, n, punch ? ": punching its NAT's binding "
+		note(r, peer, "cannot dial %s: %s", addrs[p->addr % n],
+		    perr.msg[0] != '\0' ? perr.msg : err);
+	} else
+		log_info("adapt: dialling %s at %s%s (candidate %zu of %zu, "
+		    "%s%s%s%s)", peer, addrs[p->addr % n], tls ? " over TLS" :
+		    "", p->addr % n + 1, n, kinds[p->addr % n],
+		    punch ? ": punching its NAT's binding "
 		    "from our listener's port, as it punches ours" : "",
 		    !punch && nat_of(rec) != NULL ?
 		    "; seen behind a NAT at " : "",
@@ -462,6 +499,46 @@ act(struct routing *r, const char *peer, enum adapt_action a,
 }
 
 /*
+ * A dial of ours in progress, or a shortcut of ours whose link is not up:
+ * how it stands, in words, kept in the pair's entry, which turns it into
+ * the failure show adapt gives if the dial times out or the link is lost.
+ * A TCP dial through a NAT that drops it hears nothing (its SYNs are
+ * counted); one to a host without a listener there is refused.
+ */
+static void
+dial_note(struct routing *r, const char *peer, enum adapt_link link)
+{
+	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
+	struct routing_dial d;
+	char		 addr[ADAPT_CAND_MAX];
+	const char	*sp;
+
+	if (p == NULL || r->env.dial == NULL || p->cand[0] == '\0' ||
+	    link == ADAPT_LINK_OURS_UP || !(p->state == ADAPT_DIALING ||
+	    p->state == ADAPT_UP || p->state == ADAPT_BELOW))
+		return;
+	/* The candidate's address, without its kind. */
+	snprintf(addr, sizeof(addr), "%s", p->cand);
+	if ((sp = strchr(addr, ' ')) != NULL)
+		addr[sp - addr] = '\0';
+	r->env.dial(r->env.arg, peer, &d);
+	if (p->state != ADAPT_DIALING)
+		note(r, peer, "the direct link by %s died: %s", addr,
+		    d.state == ROUTING_DIAL_FAILED ? d.error : "gone");
+	else if (d.state == ROUTING_DIAL_SYN)
+		note(r, peer, "no answer from %s after %u tr%s: a symmetric "
+		    "NAT or a firewall on one side", addr, d.tries,
+		    d.tries == 1 ? "y" : "ies");
+	else if (d.state == ROUTING_DIAL_HANDSHAKE)
+		note(r, peer, "%s answered, but the handshake did not end "
+		    "within %u s", addr, ADAPT_DIAL_MS / 1000);
+	else if (d.state == ROUTING_DIAL_FAILED && d.refused)
+		note(r, peer, "dial to %s refused", addr);
+	else if (d.state == ROUTING_DIAL_FAILED)
+		note(r, peer, "dial to %s failed: %s", addr, d.error);
+}
+
+/*
  * The peer dials (its name sorts first) and both are behind NATs: while
  * the pair is above the threshold, keep a connection toward the peer's
  * binding going from our listener's port, so that our NAT lets the
@@ -489,6 +566,7 @@ shortcut_round(struct routing *r)
 	const struct routing_report *rp;
 	const struct adapt_peer *p;
 	struct node_dst	 out[NODE_ROWS_MAX];
+	enum adapt_link	 link;
 	uint64_t	 now = routing_now(r), rate;
 	size_t		 i, k, n;
 	char		 peer[NODE_NAME_MAX + 1];
@@ -510,9 +588,11 @@ shortcut_round(struct routing *r)
 				if (strcmp(rp->dsts[k].name, r->node) == 0)
 					rate += rp->dsts[k].r.rate1;
 		snprintf(peer, sizeof(peer), "%s", e->name);
+		link = classify(r, peer);
+		dial_note(r, peer, link);
 		/* act() may remove links, never records: e stays. */
-		act(r, peer, adapt_observe(ad, peer, rate, classify(r, peer),
-		    now), routing_topo(e));
+		act(r, peer, adapt_observe(ad, peer, rate, link, now),
+		    routing_topo(e));
 		punch_back(r, peer, routing_topo(e));
 	}
 	/* Ours to nodes whose records are gone: no traffic to keep them. */
@@ -569,18 +649,21 @@ shortcut_show(struct routing *r, struct evbuffer *out)
 	if (ad == NULL)
 		return;
 	evbuffer_add_printf(out, "%%columns peer\tstate\trate\ttrigger\t"
-	    "since_s\tattempts\tfailures\tretry_s\tnext_backoff_s\treason\n");
+	    "since_s\tattempts\tfailures\tretry_s\tnext_backoff_s\treason\t"
+	    "candidate\tfailure\n");
 	for (i = 0; i < adapt_count(ad); i++) {
 		p = adapt_at(ad, i);
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%u\t%u\t%llu\t"
-		    "%llu\t%s\n", p->name, adapt_state_name(p->state),
+		    "%llu\t%s\t%s\t%s\n", p->name, adapt_state_name(p->state),
 		    adapt_rate_format(p->rate, a, sizeof(a)),
 		    adapt_rate_format(p->trigger, b, sizeof(b)),
 		    (unsigned long long)((now - p->since_ms) / 1000),
 		    p->attempts, p->failures,
 		    (unsigned long long)(p->state == ADAPT_BACKOFF &&
 		    p->retry_ms > now ? (p->retry_ms - now + 999) / 1000 : 0),
-		    (unsigned long long)(p->backoff_ms / 1000), p->reason);
+		    (unsigned long long)(p->backoff_ms / 1000), p->reason,
+		    p->cand[0] != '\0' ? p->cand : "-",
+		    p->failure[0] != '\0' ? p->failure : "-");
 	}
 }
 

@@ -165,6 +165,61 @@ START_TEST(dies)
 }
 END_TEST
 
+/* Why the direct path failed: the caller's words, kept bounded per pair. */
+START_TEST(failure_words)
+{
+	struct logbuf	 lb = { 0, "" };
+	struct adapt	*a = mk("a", &lb);
+	const struct adapt_peer *p;
+	char		 longer[2 * ADAPT_WHY_MAX];
+	uint64_t	 t = 0;
+
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE, t += 1000);
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE,
+	    t += 3000), ADAPT_DIAL);
+	adapt_dialled(a, "b", "198.51.100.7:7870 (seen-udp)");
+	adapt_note(a, "b", "no answer from 198.51.100.7:7870 after 3 tries");
+	adapt_note(a, "nobody", "no entry: ignored");
+	ck_assert_ptr_null(adapt_find(a, "nobody"));
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT,
+	    ADAPT_LINK_OURS_DOWN, t += ADAPT_DIAL_MS), ADAPT_CLOSE);
+	p = adapt_find(a, "b");
+	ck_assert_str_eq(p->failure,
+	    "no answer from 198.51.100.7:7870 after 3 tries");
+	ck_assert_str_eq(p->note, "");
+	ck_assert_ptr_nonnull(strstr(lb.last, "dialing -> backoff, dial "
+	    "failed or timed out: no answer from 198.51.100.7:7870"));
+	/* Without words from the caller, the state machine's own. */
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE, t += ADAPT_BACKOFF_MIN);
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE, t += 1000);
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE,
+	    t += 3000), ADAPT_DIAL);
+	ck_assert_str_eq(adapt_find(a, "b")->cand, "");
+	/* A long one is cut to fit. */
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	adapt_note(a, "b", longer);
+	ck_assert_uint_eq(strlen(adapt_find(a, "b")->note), ADAPT_WHY_MAX - 1);
+	adapt_note(a, "b", "");
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT,
+	    ADAPT_LINK_OURS_DOWN, t += ADAPT_DIAL_MS), ADAPT_CLOSE);
+	ck_assert_str_eq(adapt_find(a, "b")->failure,
+	    "dial failed or timed out");
+	/* Up: the winner named, the failure gone. */
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE, t += 2 * ADAPT_BACKOFF_MIN);
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE, t += 1000);
+	ck_assert_int_eq(adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_NONE,
+	    t += 3000), ADAPT_DIAL);
+	adapt_dialled(a, "b", "192.0.2.1:7870 (host)");
+	adapt_observe(a, "b", 20 * MBIT, ADAPT_LINK_OURS_UP, t += 100);
+	ck_assert_int_eq(state(a, "b"), ADAPT_UP);
+	ck_assert_str_eq(adapt_find(a, "b")->failure, "");
+	ck_assert_ptr_nonnull(strstr(lb.last, "by candidate 192.0.2.1:7870 "
+	    "(host)"));
+	adapt_free(a);
+}
+END_TEST
+
 START_TEST(who_dials)
 {
 	struct adapt	*a = mk("host3", NULL);
@@ -379,6 +434,7 @@ main(void)
 	tcase_add_test(tc, life_cycle);
 	tcase_add_test(tc, backoff);
 	tcase_add_test(tc, dies);
+	tcase_add_test(tc, failure_words);
 	tcase_add_test(tc, who_dials);
 	tcase_add_test(tc, max_and_manual);
 	tcase_add_test(tc, max_counts_peers);

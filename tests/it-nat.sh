@@ -108,6 +108,14 @@ if ((NAT_SYMMETRIC)); then
 	backoff() { [[ $(adapt_state) == backoff ]]; }
 	wait_for 10 backoff || fail "the pair did not back off: $(vctl host1 show adapt)"
 	say "host1's adapt: $(vctl host1 -t show adapt | awk -F'\t' '$1 == "host2"')"
+	# Why, in words, naming the NAT's binding that never answered.
+	why=$(vctl host1 -t show adapt | awk -F'\t' '$1 == "host2" { print $12 }')
+	[[ $why == "no answer from 10.66.0.12:"[0-9]*" after "[0-9]*" tr"*": a symmetric NAT or a firewall on one side" ]] ||
+		fail "show adapt does not say why the dial failed: $why"
+	vctl host1 -j show adapt | grep -q '"failure": *"no answer from 10.66.0.12:' ||
+		fail "show adapt's JSON does not say why: $(vctl host1 -j show adapt)"
+	grep -q 'adapt: pair host1-host2 .*dialing -> backoff, dial failed or timed out: no answer from 10.66.0.12:' "$TMPD/host1.log" ||
+		fail "the decision's log line does not say why: $(grep 'dialing -> backoff' "$TMPD/host1.log")"
 	wait "$IPERF_PID" || fail "iperf3 failed: $(cat "$TMPD/iperf.json")"
 	wait "$PING_PID" || true
 	sent=$(awk '/packets transmitted/ { print $1 }' "$TMPD/ping")
@@ -127,6 +135,14 @@ line=$(grep -o 'adapt: dialling host2 at .*' "$TMPD/host1.log" | head -n 1)
 say "$line"
 [[ $line == *"10.66.0.12:$PORT"*"punching its NAT's binding"* ]] ||
 	fail "host1 did not dial host2's NAT binding: $line"
+# The decision names the candidate that won, and its kind (at the round
+# after the link came up).
+decided_up() { grep -q 'adapt: pair host1-host2 .*dialing -> up, ' "$TMPD/host1.log"; }
+wait_for 3 decided_up || fail "host1 did not decide the shortcut is up: $(vctl host1 show adapt)"
+up=$(grep -o 'adapt: pair host1-host2 .*dialing -> up, .*' "$TMPD/host1.log" | head -n 1)
+say "$up"
+[[ $up == *"by candidate 10.66.0.12:$PORT (seen-udp)" ]] ||
+	fail "the decision does not name the seen-udp candidate that won: $up"
 grep -q "adapt: hole toward host1 punched: a connection with 10.66.0.11:$PORT" "$TMPD/host2.log" ||
 	fail "host2 did not punch toward host1: $(grep adapt "$TMPD/host2.log" | tail -n 5)"
 grep -h 'adapt: \(pair host1-host2\|dialling\|punching\|hole\)' "$TMPD/host1.log" "$TMPD/host2.log" |
