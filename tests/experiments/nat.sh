@@ -155,6 +155,11 @@ link proxy $(addr proxy):$PORT tls transport auto"
 	p1=$(proxy_in) r1=$(guest_rx "g1-$k" "g2-$k")
 	kill "$iperf" 2>/dev/null || true
 	wait "$iperf" 2>/dev/null || true
+	# Whatever else runs in this try's guests (the server; a client that
+	# outlived the shell that started it): gone with the try.
+	for g in "g1-$k" "g2-$k"; do
+		ip netns pids "${G_NS[$g]}" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	done
 	share=$(awk -v p=$((p1 - p0)) -v r=$((r1 - r0)) 'BEGIN { printf "%.4f", (r > 0 ? p / r : 1) }')
 	echo "$k,$direct,$ms,$((p1 - p0)),$((r1 - r0)),$share,$cand,$why" >>"$OUT/nat.csv"
 	say "try $k: direct $direct, decision to link up $ms ms, proxy share $share ($cand)"
