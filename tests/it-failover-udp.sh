@@ -71,13 +71,10 @@ wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 
 # Probes by datagram: over 2 s (10 probes each way at 200 ms), what p1
 # received by datagram from host1 grows with what host1 sent.
-live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
 wait_for 10 live_is host1 p1 up || fail "host1's link p1: liveness $(link_field host1 p1 liveness)"
 s0=$(link_field host1 p1 probes_sent)
 d0=$(row p1 host1 dgram_liveness_in)
 o0=$(row host1 p1 dgram_liveness_out)
-now_past() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { exit !(n >= t) }'; }
-later() { awk -v d="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + d }'; }
 wait_for 5 now_past "$(later 2)" || true
 s1=$(link_field host1 p1 probes_sent)
 d1=$(row p1 host1 dgram_liveness_in)
@@ -87,26 +84,6 @@ say "in 2 s host1 sent $((s1 - s0)) probes to p1, $((o1 - o0)) by datagram; p1 r
 ((o1 - o0 >= s1 - s0 - 1)) || fail "only $((o1 - o0)) of $((s1 - s0)) probes went by datagram"
 ((d1 - d0 >= o1 - o0 - 2)) || fail "p1 received $((d1 - d0)) of $((o1 - o0)) datagram probes"
 
-frames_to() {
-	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
-}
-active() {
-	local a b
-	a=$(frames_to p1)
-	b=$(frames_to p2)
-	sleep 0.3	# a sample of the counters, not a wait for a state
-	a=$(($(frames_to p1) - a))
-	b=$(($(frames_to p2) - b))
-	if ((a >= b)); then echo p1; else echo p2; fi
-}
-# gaps FILE FROM: the longest gap between replies after time FROM (s).
-gaps() {
-	awk -v from="$2" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
-		if (t < from) { last = t; next }
-		if (last && t - last > max) max = t - last
-		last = t }
-		END { printf "%.3f\n", max }' "$1"
-}
 losses() { grep -c "liveness lost" "${D_LOG[$1]}" || true; }
 ping_start() {
 	in_guest g1 ping -D -n -i 0.01 -W 1 "$IP2" >"$TMPD/ping-$1" 2>&1 &
@@ -130,7 +107,7 @@ udp_rules() {	# udp_rules -A|-D P CHAINS
 for how in "INPUT OUTPUT" "INPUT"; do
 	name="udp blocked (${how// /+} at the proxy)"
 	ping_start "${how// /-}"
-	p=$(active)
+	p=$(failover_active)
 	l1=$(losses host1)
 	l2=$(losses host2)
 	lp=$(losses "$p")
@@ -147,7 +124,7 @@ for how in "INPUT OUTPUT" "INPUT"; do
 	done
 	wait_for 5 now_past "$(later 0.5)" || true
 	ping_stop
-	g=$(gaps "$TMPD/ping-${how// /-}" "$t0")
+	read -r g _ < <(ping_gap "$TMPD/ping-${how// /-}" "$t0")
 	say "$name: $p; host1's frames to $p went by '$(row host1 "$p" transport_now)' again; longest gap in the ping $g s; host1 doubted its path $(($(row host1 "$p" dgram_doubted) - doubt0)) times"
 	(($(losses host1) == l1 && $(losses host2) == l2 && $(losses "$p") == lp)) ||
 		fail "$name: a link lost its liveness: $(grep "liveness lost" "${D_LOG[host1]}" "${D_LOG[host2]}" "${D_LOG[$p]}")"
@@ -156,7 +133,7 @@ done
 
 # Then silent: everything dropped.
 ping_start silent
-p=$(active)
+p=$(failover_active)
 t0=$(date +%s.%N)
 for c in INPUT OUTPUT; do ip netns exec "$(ns "$p")" iptables -A "$c" -j DROP; done
 lost_it() { [[ $(link_field "$1" "$2" liveness) != up ]]; }
@@ -165,7 +142,7 @@ for i in 1 2; do
 done
 wait_for 5 now_past "$(later 1.5)" || true
 ping_stop
-g=$(gaps "$TMPD/ping-silent" "$t0")
+read -r g _ < <(ping_gap "$TMPD/ping-silent" "$t0")
 say "silent: $p dropped everything; longest gap in the ping $g s"
 awk -v g="$g" 'BEGIN { exit !(g < 1.0) }' || fail "silent: the ping stopped for $g s"
 for c in INPUT OUTPUT; do ip netns exec "$(ns "$p")" iptables -D "$c" -j DROP; done

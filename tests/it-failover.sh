@@ -52,42 +52,12 @@ iperf_server g2
 [[ $(link_field host1 p1 probe_ms) == 200 ]] ||
 	fail "host1's link p1 probes every '$(link_field host1 p1 probe_ms)' ms, not 200"
 
-live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
-live_not() { ! live_is "$@"; }
 # why DAEMON LINK: why its liveness was last lost (the TSV form: blanks).
 why() {
 	vctl "$1" -t -H show links all | awk -F'\t' -v n="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "liveness_why") c = i; next }
 		$1 == n { print $c }'
 }
-now_past() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { exit !(n >= t) }'; }
-
-# frames_to P: the frames host1 and host2 sent to proxy P so far.
-frames_to() {
-	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
-}
-
-# active: the proxy that carries most of the ping now (each way may take
-# its own).
-active() {
-	local a b
-	a=$(frames_to p1)
-	b=$(frames_to p2)
-	sleep 0.3	# a sample of the counters, not a wait for a state
-	a=$(($(frames_to p1) - a))
-	b=$(($(frames_to p2) - b))
-	if ((a >= b)); then echo p1; else echo p2; fi
-}
-
-# gaps FILE FROM: the longest gap between replies after time FROM (s).
-gaps() {
-	awk -v from="$2" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
-		if (t < from) next
-		if (last && t - last > max) { max = t - last; at = last }
-		last = t }
-		END { printf "%.3f %.3f\n", max, at }' "$1"
-}
-
 # failover NAME CHAINS: the proxy carrying the traffic drops what CHAINS
 # name, 3 s, then comes back.
 failover() {
@@ -97,7 +67,7 @@ failover() {
 	EXTRA_PIDS+=("$ping")
 	wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping-$name') >= 50 ))" ||
 		fail "$name: the ping does not run: $(tail -n 5 "$TMPD/ping-$name")"
-	p=$(active)
+	p=$(failover_active)
 	other=p1
 	[[ $p == p1 ]] && other=p2
 	say "$name: $p carries the ping; it drops $chains"
@@ -130,11 +100,11 @@ failover() {
 	wait_for 5 now_past "$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1 }')" || true
 	kill "$ping"
 	wait "$ping" 2>/dev/null || true
-	read -r g gat < <(gaps "$TMPD/ping-$name" 0)
+	read -r g gat < <(ping_gap "$TMPD/ping-$name" 0)
 	say "$name: longest gap in the ping: $g s (at $gat, the drop at $t0)"
 	awk -v g="$g" 'BEGIN { exit !(g < 1.0) }' ||
 		fail "$name: the ping stopped for $g s"
-	read -r g gat < <(gaps "$TMPD/ping-$name" "$t1")
+	read -r g gat < <(ping_gap "$TMPD/ping-$name" "$t1")
 	say "$name: longest gap after the return: $g s"
 	awk -v g="$g" 'BEGIN { exit !(g < 0.25) }' ||
 		fail "$name: the proxy's return made a gap of $g s (at $gat)"

@@ -769,6 +769,43 @@ rstar_start() {
 	done
 }
 
+# Failover: two proxies p1 and p2, hosts host1 and host2 linked to both
+# (it-failover, it-failover-udp, tests/experiments/failover.sh).
+#
+# live_is DAEMON LINK STATE: the link's liveness is STATE now.
+live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
+live_not() { ! live_is "$@"; }
+# now_past T: the clock (date +%s.%N) is at T or later.
+now_past() { awk -v t="$1" -v n="$(date +%s.%N)" 'BEGIN { exit !(n >= t) }'; }
+# later S: the time S seconds from now, for now_past.
+later() { awk -v d="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.3f", n + d }'; }
+# failover_frames P: the frames host1 and host2 sent to proxy P so far.
+failover_frames() {
+	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
+}
+# failover_active: the proxy that carries most of the hosts' frames now (each
+# way may take its own), over a 0.3 s sample.
+failover_active() {
+	local a b
+	a=$(failover_frames p1)
+	b=$(failover_frames p2)
+	sleep 0.3	# a sample of the counters, not a wait for a state
+	a=$(($(failover_frames p1) - a))
+	b=$(($(failover_frames p2) - b))
+	if ((a >= b)); then echo p1; else echo p2; fi
+}
+# ping_gap FILE FROM [TO]: the longest time between two replies of a
+# `ping -D` log, from the last reply before FROM to the last one before TO
+# (seconds since the epoch), and where it began: "GAP AT".
+ping_gap() {
+	awk -v from="$2" -v to="${3:-0}" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
+		if (t < from) { last = t; next }
+		if (to > 0 && t > to) exit
+		if (last && t - last > max) { max = t - last; at = last }
+		last = t }
+		END { printf "%.3f %.3f\n", max, at }' "$1"
+}
+
 # nodes_reachable DAEMON N: `show nodes` on DAEMON lists N nodes, every one
 # reachable (or itself).
 nodes_reachable() {

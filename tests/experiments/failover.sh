@@ -67,10 +67,7 @@ done
 IP2=$(guest_ip 2)
 wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 
-live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
-live_not() { ! live_is "$@"; }
 now() { date +%s.%N; }
-now_past() { awk -v t="$1" -v n="$(now)" 'BEGIN { exit !(n >= t) }'; }
 plus() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.3f", t + d }'; }
 # wait_until T: until the clock passes T (a point in time, not a state).
 wait_until() { wait_for 60 now_past "$1" || true; }
@@ -98,34 +95,10 @@ EXTRA_PIDS+=("$ping")
 wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping') >= 50 ))" ||
 	fail "the ping does not run: $(tail -n 5 "$TMPD/ping")"
 
-frames_to() {
-	echo $(($(link_field host1 "$1" frames_out) + $(link_field host2 "$1" frames_out)))
-}
-# active: the proxy that carries most of the ping over a 0.3 s sample.
-active() {
-	local a b
-	a=$(frames_to p1)
-	b=$(frames_to p2)
-	sleep 0.3	# a sample of the counters, not a wait for a state
-	a=$(($(frames_to p1) - a))
-	b=$(($(frames_to p2) - b))
-	if ((a >= b)); then echo p1; else echo p2; fi
-}
-# gap FROM TO: the longest time between two replies from the last one
-# before FROM to the last one before TO (s).
-gap() {
-	awk -v from="$1" -v to="$2" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
-		if (t < from) { last = t; next }
-		if (t > to) exit
-		if (last && t - last > max) max = t - last
-		last = t }
-		END { printf "%.3f\n", max }' "$TMPD/ping"
-}
-
 echo "try,proxy,gap_s,gap_after_return_s" >"$OUT/failover.csv"
 declare -a drop back endt who
 for ((k = 1; k <= TRIES; k++)); do
-	p=$(active)
+	p=$(failover_active)
 	who[k]=$p
 	drop[k]=$(now)
 	ip netns exec "$(ns "$p")" iptables -A INPUT -j DROP
@@ -149,13 +122,14 @@ for ((k = 1; k <= TRIES; k++)); do
 	endt[k]=$(now)
 	say "try $k: $p dropped, back in the routes $(awk -v a="${back[k]}" -v b="${endt[k]}" -v s="$SETTLE" 'BEGIN { printf "%.1f", b - a - s }') s after its return"
 done
-kill -INT "$ping"
+kill "$ping"
 wait "$ping" 2>/dev/null || true
 
 for ((k = 1; k <= TRIES; k++)); do
-	echo "$k,${who[k]},$(gap "${drop[k]}" "${endt[k]}"),$(gap "${back[k]}" "${endt[k]}")" >>"$OUT/failover.csv"
+	echo "$k,${who[k]},$(ping_gap "$TMPD/ping" "${drop[k]}" "${endt[k]}" | cut -d" " -f1),$(ping_gap "$TMPD/ping" "${back[k]}" "${endt[k]}" | cut -d" " -f1)" >>"$OUT/failover.csv"
 done
-sent=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$TMPD/ping")
+# The replies, and the last sequence number: what was sent, about.
+sent="$(grep -o 'icmp_seq=[0-9]*' "$TMPD/ping" | tail -n 1 | cut -d= -f2) $(grep -c 'bytes from' "$TMPD/ping")"
 med=$(tail -n +2 "$OUT/failover.csv" | cut -d, -f3 | sort -n | awk '{ g[NR] = $1 }
 	END { printf "%.3f", (NR % 2) ? g[(NR + 1) / 2] : (g[NR / 2] + g[NR / 2 + 1]) / 2 }')
 tail -n +2 "$OUT/failover.csv" | awk -F, -v tries="$TRIES" -v bps="$idle_bps" -v sent="$sent" -v med="$med" '
