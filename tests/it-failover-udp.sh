@@ -29,28 +29,7 @@ node_add p1 1
 node_add p2 2
 node_add host1 3
 node_add host2 4
-for p in p1 p2; do
-	vnetd_start "$p" "node $p
-$(tls_conf "$p")
-listen $(addr "$p"):$PORT tls
-set-link host1 transport auto
-set-link host2 transport auto
-routing auto"
-done
-for i in 1 2; do
-	vnetd_start "host$i" "node host$i
-$(tls_conf "host$i")
-interface guest tap vtap0
-link p1 $(addr p1):$PORT tls transport auto
-link p2 $(addr p2):$PORT tls transport auto
-routing auto"
-	guest_add "g$i" "host$i" vtap0 "$i"
-done
-for i in 1 2; do
-	for p in p1 p2; do
-		wait_link_up "host$i" "$p"
-	done
-done
+failover_start tls "transport auto"
 # row DAEMON LINK NAME: one row of `show link`.
 row() {
 	vctl "$1" -t show link "$2" | awk -F'\t' -v n="$3" \
@@ -63,11 +42,7 @@ for i in 1 2; do
 			fail "host$i's frames to $p do not go by datagrams: $(vctl "host$i" show link "$p")"
 	done
 done
-for d in p1 p2 host1 host2; do
-	wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
-done
 IP2=$(guest_ip 2)
-wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 
 # Probes by datagram: over 2 s (10 probes each way at 200 ms), what p1
 # received by datagram from host1 grows with what host1 sent.

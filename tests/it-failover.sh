@@ -22,29 +22,8 @@ node_add p1 1
 node_add p2 2
 node_add host1 3
 node_add host2 4
-for p in p1 p2; do
-	vnetd_start "$p" "node $p
-listen $(addr "$p"):$PORT allow $UNDERLAY
-routing auto"
-done
-for i in 1 2; do
-	vnetd_start "host$i" "node host$i
-interface guest tap vtap0
-link p1 $(addr p1):$PORT
-link p2 $(addr p2):$PORT
-routing auto"
-	guest_add "g$i" "host$i" vtap0 "$i"
-done
-for i in 1 2; do
-	for p in p1 p2; do
-		wait_link_up "host$i" "$p"
-	done
-done
-for d in p1 p2 host1 host2; do
-	wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
-done
+failover_start plain
 IP2=$(guest_ip 2)
-wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 iperf_server g2
 
 [[ $(link_field host1 p1 liveness) == up ]] ||

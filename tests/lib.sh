@@ -772,6 +772,39 @@ rstar_start() {
 # Failover: two proxies p1 and p2, hosts host1 and host2 linked to both
 # (it-failover, it-failover-udp, tests/experiments/failover.sh).
 #
+# failover_start plain|tls [LINK OPTIONS]: p1 and p2 listening, host1 and
+# host2 (guests g1 and g2) linked to both with the options, `routing auto`
+# everywhere; returns once every link is up, every node reachable from
+# every other and g1 answered by g2.
+failover_start() {
+	local sec=$1 opts=${2:-} p i d
+	for p in p1 p2; do
+		vnetd_start "$p" "node $p
+listen $(addr "$p"):$PORT $([[ $sec == tls ]] && echo tls || echo "allow $UNDERLAY")
+${opts:+set-link host1 $opts}
+${opts:+set-link host2 $opts}
+routing auto
+$([[ $sec == tls ]] && tls_conf "$p")"
+	done
+	for i in 1 2; do
+		vnetd_start "host$i" "node host$i
+interface guest tap vtap0
+link p1 $(addr p1):$PORT $([[ $sec == tls ]] && echo tls) $opts
+link p2 $(addr p2):$PORT $([[ $sec == tls ]] && echo tls) $opts
+routing auto
+$([[ $sec == tls ]] && tls_conf "host$i")"
+		guest_add "g$i" "host$i" vtap0 "$i"
+	done
+	for i in 1 2; do
+		for p in p1 p2; do
+			wait_link_up "host$i" "$p"
+		done
+	done
+	for d in p1 p2 host1 host2; do
+		wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
+	done
+	wait_for 10 gping g1 "$(guest_ip 2)" || fail "guest 1 cannot ping guest 2"
+}
 # live_is DAEMON LINK STATE: the link's liveness is STATE now.
 live_is() { [[ $(link_field "$1" "$2" liveness) == "$3" ]]; }
 live_not() { ! live_is "$@"; }

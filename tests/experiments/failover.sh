@@ -41,31 +41,8 @@ node_add p1 1
 node_add p2 2
 node_add host1 3
 node_add host2 4
-for p in p1 p2; do
-	vnetd_start "$p" "node $p
-listen $(addr "$p"):$PORT tls
-routing auto
-$(tls_conf "$p")"
-done
-for i in 1 2; do
-	vnetd_start "host$i" "node host$i
-interface guest tap vtap0
-link p1 $(addr p1):$PORT tls
-link p2 $(addr p2):$PORT tls
-routing auto
-$(tls_conf "host$i")"
-	guest_add "g$i" "host$i" vtap0 "$i"
-done
-for i in 1 2; do
-	for p in p1 p2; do
-		wait_link_up "host$i" "$p"
-	done
-done
-for d in p1 p2 host1 host2; do
-	wait_for 10 nodes_reachable "$d" 4 || fail "$d: show nodes: $(vctl "$d" show nodes)"
-done
+failover_start tls
 IP2=$(guest_ip 2)
-wait_for 10 gping g1 "$IP2" || fail "guest 1 cannot ping guest 2"
 
 now() { date +%s.%N; }
 plus() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.3f", t + d }'; }
