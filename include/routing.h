@@ -92,6 +92,8 @@ struct fwd_port;
 #define ROUTING_CONFLICT_MS	1000
 #define ROUTING_SEQ_AHEAD	(1ULL << 32)
 #define ROUTING_TICK_MS		1000
+/* Shortcut rounds run early on a report, at most this often. */
+#define ROUTING_ROUND_MIN_MS	100
 /*
  * LAN segments (routing_seg.c): an elected node takes a segment over once
  * its election has held ROUTING_SEG_HOLD_MS, and not before

@@ -198,6 +198,8 @@ struct routing {
 
 	/* Timers: when each is due (ms), 0 for never; armed: asked for. */
 	uint64_t		 orig_at, compute_at, late_at, tick_at, seg_at;
+	uint64_t		 round_at;	/* shortcuts, on a report heard */
+	uint64_t		 round_last;	/* when they last ran */
 	uint64_t		 armed_at;
 
 	struct routing_nbr	*nbrs;
@@ -314,6 +316,12 @@ void		 routing_traffic_interest(struct routing *);
 uint32_t	 routing_traffic_flags(struct routing *);
 const struct routing_report *routing_traffic_report(const struct routing *,
 		    const char *origin);
+/*
+ * A pair of ours has just gone over the threshold: our row toward its
+ * peer goes to the peer at once, not at the next report, so that both
+ * ends see the pair's rate within a round trip of each other.
+ */
+void		 routing_traffic_tell(struct routing *, const char *to);
 void		 routing_traffic_free(struct routing *);
 
 /* routing_seg.c */

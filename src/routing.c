@@ -65,6 +65,7 @@ routing_schedule(struct routing *r)
 	due(r->late_at, &next);
 	due(r->tick_at, &next);
 	due(r->seg_at, &next);
+	due(r->round_at, &next);
 	if (next == 0 || next == r->armed_at)
 		return;
 	now = routing_now(r);
@@ -88,6 +89,8 @@ routing_poll(struct routing *r)
 		r->tick_at = now + ROUTING_TICK_MS;
 		routing_mac_age(r, now);
 		traffic_tick(r->tm, now);
+		r->round_at = 0;
+		r->round_last = now;
 		shortcut_round(r);
 		routing_flood_tick(r);
 		routing_traffic_tick(r);
@@ -95,6 +98,11 @@ routing_poll(struct routing *r)
 	}
 	if (r->seg_at != 0 && r->seg_at <= now)
 		routing_seg_run(r);
+	if (r->round_at != 0 && r->round_at <= now) {
+		r->round_at = 0;
+		r->round_last = now;
+		shortcut_round(r);
+	}
 	if (r->orig_at != 0 && r->orig_at <= now) {
 		r->orig_at = 0;
 		routing_flood_originate(r);

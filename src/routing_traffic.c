@@ -137,6 +137,27 @@ toward(struct routing *r, const char *name)
 	return routing_nbr_to(r, spf_name(r->spf, hop));
 }
 
+/*
+ * A report may lift a pair over the threshold: the shortcuts look at once
+ * (at most every ROUTING_ROUND_MIN_MS, whatever the reports), not at the
+ * next tick, so that the two ends of a pair decide within a round trip of
+ * each other and the peer punches its NAT as the dialler dials.
+ */
+static void
+round_soon(struct routing *r)
+{
+	uint64_t	 now = routing_now(r), at = r->round_last +
+			    ROUTING_ROUND_MIN_MS;
+
+	if (!shortcut_on(r))
+		return;
+	if (at < now)
+		at = now;
+	if (r->round_at == 0 || at < r->round_at)
+		r->round_at = at;
+	routing_schedule(r);
+}
+
 int
 routing_traffic_input(struct routing *r, struct routing_nbr *nb,
     const uint8_t *p, size_t n, const char **why)
@@ -147,8 +168,10 @@ routing_traffic_input(struct routing *r, struct routing_nbr *nb,
 	(void)why;
 	r->st.reports_in++;
 	if (strcmp(rec->to, r->node) == 0) {
-		if (strcmp(rec->name, r->node) != 0)
+		if (strcmp(rec->name, r->node) != 0) {
 			keep(r, rec);
+			round_soon(r);
+		}
 		return 0;
 	}
 	/* On toward its node, one hop less; never back where it came from. */
@@ -191,6 +214,29 @@ send_report(struct routing *r, const char *to, const struct node_row *rows,
 		return;
 	r->st.reports_out++;
 	routing_flood_send(r, nb, r->rbuf, n);
+}
+
+void
+routing_traffic_tell(struct routing *r, const char *to)
+{
+	struct node_row		 rows[NODE_ROWS_MAX];
+	struct node_dst		 dsts[NODE_ROWS_MAX];
+	const struct nodedb_entry *e = nodedb_get(r->db, to, NODE_KIND_TOPO, 0);
+	const struct routing_topo *t;
+	size_t			 k, nrows, ndsts;
+
+	if (e == NULL || (t = routing_topo(e)) == NULL ||
+	    (t->flags & (NODE_F_TRAFFIC | NODE_F_ADAPT)) == 0)
+		return;
+	ndsts = traffic_nodes(r->tm, dsts, NODE_ROWS_MAX);
+	if (t->flags & NODE_F_TRAFFIC) {
+		nrows = traffic_pairs(r->tm, rows, NODE_ROWS_MAX);
+		send_report(r, to, rows, nrows, dsts, ndsts);
+		return;
+	}
+	for (k = 0; k < ndsts; k++)
+		if (strcmp(dsts[k].name, to) == 0)
+			send_report(r, to, NULL, 0, &dsts[k], 1);
 }
 
 /* Once a second: reports where they are wanted, the flag, old reports. */

@@ -570,6 +570,7 @@ shortcut_round(struct routing *r)
 	uint64_t	 now = routing_now(r), rate;
 	size_t		 i, k, n;
 	char		 peer[NODE_NAME_MAX + 1];
+	int		 above;
 
 	if (ad == NULL)
 		return;
@@ -590,9 +591,15 @@ shortcut_round(struct routing *r)
 		snprintf(peer, sizeof(peer), "%s", e->name);
 		link = classify(r, peer);
 		dial_note(r, peer, link);
+		p = adapt_find(ad, peer);
+		above = p != NULL && p->state == ADAPT_ABOVE;
 		/* act() may remove links, never records: e stays. */
 		act(r, peer, adapt_observe(ad, peer, rate, link, now),
 		    routing_topo(e));
+		/* Over the threshold here: the peer hears it now. */
+		if (!above && (p = adapt_find(ad, peer)) != NULL &&
+		    p->state == ADAPT_ABOVE)
+			routing_traffic_tell(r, peer);
 		punch_back(r, peer, routing_topo(e));
 	}
 	/* Ours to nodes whose records are gone: no traffic to keep them. */
