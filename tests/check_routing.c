@@ -5,6 +5,13 @@
  * that carry each message after a delay (and may lose or repeat it).  The
  * checks follow each guest MAC's automatic route hop by hop from every
  * node, through the forwarding tables, to the interface of its owner.
+ *
+ * Shortcuts (shortcut.h) run on the same clock: each node publishes the
+ * candidates a test gives it, and the env's apply() (link, del-link),
+ * punch() and dial() only write down what they are asked, with the time,
+ * so that the checks read which candidate was dialled when, from which
+ * port, and which hole was punched.  No dial answers unless a test brings
+ * the link up.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -15,12 +22,17 @@
 
 #include <event2/buffer.h>
 
+#include "adapt.h"
 #include "fwd.h"
+#include "node.h"
 #include "routing.h"
 #include "stmt.h"
 
 #define NAME_FMT	"n%04u"
 #define MOVES_BEFORE_FREEZE	5	/* macown.h's MACOWN_MOVES */
+/* shortcut.c's bound of connections to one address, whatever node names it */
+#define SHORTCUT_TARGET_DIALS	3
+#define SHORTCUT_TARGET_MS	60000
 /*
  * check records the place of every assertion that passes (a write each):
  * the simulation's hot paths check only what fails.
@@ -40,6 +52,18 @@ struct link_ {
 	struct end	 end[2];
 	unsigned int	 delay;		/* ms, each way */
 	int		 up;
+	int		 shortcut;	/* a dialled it as a shortcut to b */
+};
+
+/* What a node's env was asked to do (shortcuts). */
+enum call_kind { CALL_LINK, CALL_DEL, CALL_PUNCH };
+
+struct call {
+	uint64_t	 at;		/* ms */
+	enum call_kind	 kind;
+	char		 node[NODE_NAME_MAX + 1];	/* the link's, punched */
+	char		 addr[NODE_ADDR_MAX + 1];	/* LINK, PUNCH */
+	uint16_t	 port;		/* LINK: from_port; PUNCH: lport */
 };
 
 struct node {
@@ -54,6 +78,13 @@ struct node {
 	char		 seg[16];	/* its interface's segment; "": none */
 	int		 active;	/* forwards it (segment_set()) */
 	unsigned int	 announced;	/* MACs announced on it */
+	/* What cands() says; none: its address, as a host candidate. */
+	struct node_cand cands[NODE_CANDS_MAX];
+	size_t		 ncands;
+	int		 old_format;	/* its topology records without them */
+	struct call	*calls;		/* apply() and punch(), in order */
+	size_t		 ncalls, callcap;
+	unsigned int	 syn_tries;	/* what dial() said last */
 };
 
 enum ev_kind { EV_POLL, EV_MSG };
@@ -208,15 +239,42 @@ deliver_later(struct sim *s, struct end *to, const uint8_t *p, size_t n,
 	ev_push(s, &e);
 }
 
+/*
+ * A node of the version before candidates: its topology record has only
+ * its addresses (the dialable candidates, as build_topo() writes them).
+ */
+static size_t
+old_format(const uint8_t *p, size_t n, uint8_t *out, size_t cap)
+{
+	struct node_rec	*rec;
+	const char	*why;
+	size_t		 len = 0;
+
+	MUST(rec = malloc(sizeof(*rec)));
+	if (node_decode(p, n, rec, &why) == NODE_OK &&
+	    rec->kind == NODE_KIND_TOPO) {
+		rec->ncands = 0;
+		MUST((len = node_encode(out, cap, rec)) > 0);
+	}
+	free(rec);
+	return len;
+}
+
 static int
 env_send(void *arg, void *link, const uint8_t *p, size_t n)
 {
 	struct node	*nd = arg;
 	struct sim	*s = nd->s;
 	struct end	*e = link;
+	uint8_t		 old[NODE_RECORD_MAX];
+	size_t		 len;
 
 	if (!e->l->up)
 		return -1;
+	if (nd->old_format && (len = old_format(p, n, old, sizeof(old))) > 0) {
+		p = old;
+		n = len;
+	}
 	s->msgs++;
 	s->bytes += n + 8;
 	if (s->loss_pct != 0 && rnd(s) % 100 < s->loss_pct) {
@@ -269,21 +327,120 @@ env_addrs(void *arg, char (*out)[NODE_ADDR_MAX + 1], size_t max)
 	return 1;
 }
 
-static int
-env_configured(void *arg, const char *name)
+static size_t
+env_cands(void *arg, struct node_cand *out, size_t max)
 {
-	(void)arg;
-	(void)name;
-	return 0;
+	struct node	*n = arg;
+	char		 a[1][NODE_ADDR_MAX + 1];
+	size_t		 i;
+
+	if (n->ncands == 0) {
+		if (max == 0 || env_addrs(arg, a, 1) == 0)
+			return 0;
+		out[0].kind = NODE_CAND_HOST;
+		memcpy(out[0].addr, a[0], sizeof(out[0].addr));
+		return 1;
+	}
+	for (i = 0; i < n->ncands && i < max; i++)
+		out[i] = n->cands[i];
+	return i;
+}
+
+static struct call *
+call_add(struct node *n, enum call_kind kind, const char *node,
+    const char *addr, uint16_t port)
+{
+	struct call	*c;
+
+	if (n->ncalls == n->callcap) {
+		n->callcap = n->callcap ? 2 * n->callcap : 32;
+		n->calls = realloc(n->calls, n->callcap * sizeof(*n->calls));
+		MUST(n->calls != NULL);
+	}
+	c = &n->calls[n->ncalls++];
+	memset(c, 0, sizeof(*c));
+	c->at = n->s->now;
+	c->kind = kind;
+	snprintf(c->node, sizeof(c->node), "%s", node);
+	snprintf(c->addr, sizeof(c->addr), "%s", addr);
+	c->port = port;
+	return c;
+}
+
+/* The link statement in force for name (a dial not taken back), or NULL. */
+static const struct call *
+linked(const struct node *n, const char *name)
+{
+	size_t	 i;
+
+	for (i = n->ncalls; i-- > 0;)
+		if (n->calls[i].kind != CALL_PUNCH &&
+		    strcmp(n->calls[i].node, name) == 0)
+			return n->calls[i].kind == CALL_LINK ? &n->calls[i] :
+			    NULL;
+	return NULL;
 }
 
 static int
+env_configured(void *arg, const char *name)
+{
+	return linked(arg, name) != NULL;
+}
+
+/* Shortcuts' link and del-link: written down, and nothing is dialled. */
+static int
 env_apply(void *arg, const struct stmt *st, char *err, size_t errlen)
 {
-	(void)arg;
-	(void)st;
-	snprintf(err, errlen, "no links are made in the simulation");
-	return -1;
+	struct node	*n = arg;
+	char		 addr[NODE_ADDR_MAX + 1];
+
+	if (st->kind != STMT_LINK) {
+		snprintf(err, errlen, "not a link statement");
+		return -1;
+	}
+	if (st->op == STMT_OP_DEL) {
+		MUST(linked(n, st->name) != NULL);
+		call_add(n, CALL_DEL, st->name, "", 0);
+		return 0;
+	}
+	MUST(linked(n, st->name) == NULL);
+	stmt_hostport_format(&st->addr, addr, sizeof(addr));
+	call_add(n, CALL_LINK, st->name, addr, st->from_port);
+	return 0;
+}
+
+static void
+env_punch(void *arg, const char *node, const char *addr, uint16_t lport)
+{
+	call_add(arg, CALL_PUNCH, node, addr, lport);
+}
+
+/*
+ * A dial that is not up has sent SYNs as Linux does (at 0, 1, 3 and 7 s),
+ * none answered.
+ */
+static void
+env_dial(void *arg, const char *name, struct routing_dial *out)
+{
+	struct node		*n = arg;
+	const struct call	*c = linked(n, name);
+	uint64_t		 e;
+	unsigned int		 i;
+
+	memset(out, 0, sizeof(*out));
+	if (c == NULL)
+		return;
+	for (i = 0; i < n->s->nl; i++)
+		if (n->s->links[i]->up && n->s->links[i]->shortcut &&
+		    n->s->links[i]->a == n->idx &&
+		    strcmp(n->s->nodes[n->s->links[i]->b].name, name) == 0) {
+			out->state = ROUTING_DIAL_UP;
+			return;
+		}
+	e = n->s->now - c->at;
+	out->state = ROUTING_DIAL_SYN;
+	out->tries = 1 + (e >= 1000) + (e >= 3000) + (e >= 7000);
+	n->syn_tries = out->tries;
 }
 
 static int
@@ -335,7 +492,8 @@ env_port_segment(void *arg, const char *port)
 static const struct routing_env sim_env = {
 	.now_ms = env_now, .wall_ms = env_wall, .arm = env_arm,
 	.send = env_send, .rtt_us = env_rtt, .alive = env_alive,
-	.ifaces = env_ifaces, .addrs = env_addrs,
+	.ifaces = env_ifaces, .addrs = env_addrs, .cands = env_cands,
+	.punch = env_punch, .dial = env_dial,
 	.configured = env_configured, .apply = env_apply, .tls = env_tls,
 	.segments = env_segments, .segment_set = env_segment_set,
 	.announce = env_announce, .port_segment = env_port_segment,
@@ -425,6 +583,7 @@ sim_free(struct sim *s)
 	size_t		 k;
 
 	for (i = 0; i < s->nn; i++) {
+		free(s->nodes[i].calls);
 		routing_free(s->nodes[i].r);
 		fwd_port_unref(s->nodes[i].fwd, s->nodes[i].guest);
 		fwd_free(s->nodes[i].fwd);
@@ -462,6 +621,9 @@ end_up(struct sim *s, struct end *e)
 	rl.link = e;
 	rl.name = peer->name;
 	rl.peer = peer->name;
+	/* A shortcut: a dialled it, b took it as the peer's. */
+	rl.configured = e->l->shortcut && e->side == 0;
+	rl.shortcut = e->l->shortcut && e->side == 1;
 	routing_link_up(me->r, &rl);
 }
 
@@ -491,13 +653,16 @@ link_down(struct link_ *l)
 	end_down(l->s, &l->end[1]);
 }
 
+/* A link up between a and b; shortcut: a dialled it as one. */
 static struct link_ *
-sim_link(struct sim *s, unsigned int a, unsigned int b, unsigned int delay)
+sim_link_as(struct sim *s, unsigned int a, unsigned int b, unsigned int delay,
+    int shortcut)
 {
 	struct link_	*l;
 
 	ck_assert_ptr_nonnull(l = calloc(1, sizeof(*l)));
 	l->s = s;
+	l->shortcut = shortcut;
 	l->a = a;
 	l->b = b;
 	l->delay = delay;
@@ -515,6 +680,12 @@ sim_link(struct sim *s, unsigned int a, unsigned int b, unsigned int delay)
 	s->links[s->nl++] = l;
 	link_up(l);
 	return l;
+}
+
+static struct link_ *
+sim_link(struct sim *s, unsigned int a, unsigned int b, unsigned int delay)
+{
+	return sim_link_as(s, a, b, delay, 0);
 }
 
 static void
@@ -1145,6 +1316,464 @@ START_TEST(scale)
 }
 END_TEST
 
+/*
+ * Shortcuts through NATs: a proxy (n0000) and hosts linked to it only,
+ * whose guests talk in pairs over the relay; shortcut.c's candidates, its
+ * punches, back-off and bound of dials, as the env's calls show them.
+ */
+
+#define SC_FRAME	1500	/* bytes, a frame each way every SC_EVERY_MS */
+#define SC_EVERY_MS	50	/* 240 kbit/s, over the threshold */
+#define SC_ADAPT	"adapt shortcuts yes threshold 100kbit hold 2"
+
+/* Show adapt's columns. */
+enum { COL_PEER, COL_STATE, COL_NEXT_BACKOFF = 8, COL_CAND = 10,
+    COL_FAILURE = 11 };
+
+static void
+node_stmt(struct sim *s, unsigned int i, const char *line)
+{
+	struct stmt_error perr;
+	struct stmt	 st;
+	char		 err[128];
+
+	ck_assert_msg(stmt_parse(line, &st, &perr) == 1, "%s: %s", line,
+	    perr.msg);
+	ck_assert_msg(routing_apply(s->nodes[i].r, &st, err, sizeof(err)) == 0,
+	    "%s: %s", line, err);
+}
+
+static void
+cand(struct sim *s, unsigned int i, uint8_t kind, const char *addr)
+{
+	struct node	*n = &s->nodes[i];
+
+	ck_assert_uint_lt(n->ncands, NODE_CANDS_MAX);
+	n->cands[n->ncands].kind = kind;
+	snprintf(n->cands[n->ncands++].addr, NODE_ADDR_MAX + 1, "%s", addr);
+}
+
+/* The proxy and hosts n0001..: each host's guest, shortcuts on. */
+static struct sim *
+hosts_star(unsigned int hosts)
+{
+	struct sim	*s = sim_new(hosts + 1, 0);
+	uint8_t		 mac[6];
+	unsigned int	 i;
+
+	for (i = 1; i <= hosts; i++)
+		sim_link(s, 0, i, 5);
+	for (i = 0; i <= hosts; i++) {
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+		if (i > 0)
+			node_stmt(s, i, SC_ADAPT);
+	}
+	return s;
+}
+
+/* The records (and the candidates given since hosts_star()) go round. */
+static void
+settle(struct sim *s)
+{
+	unsigned int	 owner[64], i;
+
+	ck_assert_uint_le(s->nn, 64);
+	for (i = 0; i < s->nn; i++)
+		owner[i] = i;
+	sim_run(s, 3000);
+	assert_reach(s, owner, s->nn);
+}
+
+static void
+guest_to(struct sim *s, unsigned int i, unsigned int j)
+{
+	uint8_t		 eth[SC_FRAME];
+
+	memset(eth, 0, sizeof(eth));
+	mac_of(j, eth);
+	mac_of(i, eth + 6);
+	MUST(routing_guest_frame(s->nodes[i].r, s->nodes[i].guest, eth,
+	    sizeof(eth)) == 0);
+}
+
+/* Calls of kind node i made (to peer; NULL: any), the k-th (from 0). */
+static size_t
+calls(const struct sim *s, unsigned int i, enum call_kind kind,
+    const char *peer, const struct call **kth, size_t k)
+{
+	const struct node *n = &s->nodes[i];
+	size_t		 c, m = 0;
+
+	if (kth != NULL)
+		*kth = NULL;
+	for (c = 0; c < n->ncalls; c++)
+		if (n->calls[c].kind == kind && (peer == NULL ||
+		    strcmp(n->calls[c].node, peer) == 0)) {
+			if (m == k && kth != NULL)
+				*kth = &n->calls[c];
+			m++;
+		}
+	return m;
+}
+
+/*
+ * The guests of each pair talk both ways for ms, or until node i has made
+ * want calls of kind to peer (want 0: for ms).  The ms it took.
+ */
+static uint64_t
+talk(struct sim *s, const unsigned int (*pairs)[2], size_t npairs,
+    uint64_t ms, unsigned int i, enum call_kind kind, const char *peer,
+    size_t want)
+{
+	uint64_t	 t0 = s->now;
+	size_t		 k;
+
+	while (s->now - t0 < ms) {
+		if (want != 0 && calls(s, i, kind, peer, NULL, 0) >= want)
+			return s->now - t0;
+		for (k = 0; k < npairs; k++) {
+			guest_to(s, pairs[k][0], pairs[k][1]);
+			guest_to(s, pairs[k][1], pairs[k][0]);
+		}
+		sim_run(s, SC_EVERY_MS);
+	}
+	if (want != 0)
+		ck_abort_msg("%s: %zu calls of kind %d to %s in %llu ms, not "
+		    "%zu", s->nodes[i].name, calls(s, i, kind, peer, NULL, 0),
+		    kind, peer, (unsigned long long)ms, want);
+	return ms;
+}
+
+/* Column col of peer's row in node i's show adapt ("" if none). */
+static const char *
+adapt_col(struct sim *s, unsigned int i, const char *peer, unsigned int col,
+    char *buf, size_t len)
+{
+	struct evbuffer	*b = evbuffer_new();
+	struct stmt	 st;
+	char		*line, *f, *save;
+	unsigned int	 c;
+
+	ck_assert_ptr_nonnull(b);
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_SHOW;
+	st.show = STMT_SHOW_ADAPT;
+	routing_show(s->nodes[i].r, &st, b);
+	buf[0] = '\0';
+	while ((line = evbuffer_readln(b, NULL, EVBUFFER_EOL_LF)) != NULL) {
+		f = strtok_r(line, "\t", &save);
+		if (f != NULL && strcmp(f, peer) == 0)
+			for (c = 1; (f = strtok_r(NULL, "\t", &save)) != NULL;
+			    c++)
+				if (c == col)
+					snprintf(buf, len, "%s", f);
+		free(line);
+	}
+	evbuffer_free(b);
+	return buf;
+}
+
+static const unsigned int pair12[][2] = { { 1, 2 } };
+
+/*
+ * A peer with advertise, host and seen-in candidates is dialled in that
+ * order, one failed dial after the other, then from the first again; its
+ * wildcards, what peers see of its outgoing connections and of its
+ * datagrams (its own address: no NAT) are never dialled, nor punched.
+ */
+START_TEST(shortcut_candidates)
+{
+	static const char *const order[] = { "198.51.100.2:7870 (advertise)",
+	    "10.0.2.2:7870 (host)", "203.0.113.2:7870 (seen-in)",
+	    "198.51.100.2:7870 (advertise)" };
+	struct sim	*s = hosts_star(2);
+	const struct call *c, *del;
+	char		 buf[ADAPT_WHY_MAX], want[ADAPT_WHY_MAX];
+	size_t		 k;
+
+	cand(s, 2, NODE_CAND_HOST, "0.0.0.0:7870");
+	cand(s, 2, NODE_CAND_HOST, "10.0.2.2:7870");
+	cand(s, 2, NODE_CAND_HOST, "[::]:7870");
+	cand(s, 2, NODE_CAND_HOST, "*:7870");
+	cand(s, 2, NODE_CAND_SEEN_OUT, "203.0.113.2:51000");
+	cand(s, 2, NODE_CAND_SEEN_IN, "203.0.113.2:7870");
+	cand(s, 2, NODE_CAND_SEEN_UDP, "10.0.2.2:7870");
+	node_stmt(s, 2, "advertise 198.51.100.2:7870");
+	settle(s);
+	for (k = 0; k < 4; k++) {
+		talk(s, pair12, 1, 200000, 1, CALL_LINK, "n0002", k + 1);
+		calls(s, 1, CALL_LINK, "n0002", &c, k);
+		ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_CAND, buf,
+		    sizeof(buf)), order[k]);
+		ck_assert_ptr_nonnull(strstr(order[k], c->addr));
+		ck_assert_uint_eq(c->port, 0);
+		if (k == 0)
+			continue;
+		/* The one before was taken back after ADAPT_DIAL_MS. */
+		calls(s, 1, CALL_DEL, "n0002", &del, k - 1);
+		ck_assert_ptr_nonnull(del);
+		calls(s, 1, CALL_LINK, "n0002", &c, k - 1);
+		ck_assert_uint_ge(del->at - c->at, ADAPT_DIAL_MS);
+		ck_assert_uint_le(del->at - c->at, ADAPT_DIAL_MS +
+		    ROUTING_TICK_MS);
+		/* show adapt says why, in words, with the env's SYNs. */
+		snprintf(want, sizeof(want), "no answer from %s after %u tries: "
+		    "a symmetric NAT or a firewall on one side", c->addr,
+		    s->nodes[1].syn_tries);
+		ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_FAILURE, buf,
+		    sizeof(buf)), want);
+	}
+	ck_assert_uint_eq(s->nodes[1].syn_tries, 3);
+	/* The peer dials nothing, no one punches. */
+	ck_assert_uint_eq(calls(s, 2, CALL_LINK, NULL, NULL, 0), 0);
+	ck_assert_uint_eq(calls(s, 1, CALL_PUNCH, NULL, NULL, 0), 0);
+	ck_assert_uint_eq(calls(s, 2, CALL_PUNCH, NULL, NULL, 0), 0);
+	sim_free(s);
+}
+END_TEST
+
+/* A node of the version before candidates: its addresses, but wildcards. */
+START_TEST(shortcut_old_format)
+{
+	struct sim	*s = hosts_star(2);
+	const struct call *c;
+	char		 buf[ADAPT_CAND_MAX];
+
+	s->nodes[2].old_format = 1;
+	cand(s, 2, NODE_CAND_HOST, "0.0.0.0:7870");
+	cand(s, 2, NODE_CAND_SEEN_UDP, "203.0.113.2:40002");
+	cand(s, 2, NODE_CAND_HOST, "10.0.2.2:7870");
+	settle(s);
+	talk(s, pair12, 1, 30000, 1, CALL_LINK, "n0002", 1);
+	calls(s, 1, CALL_LINK, "n0002", &c, 0);
+	ck_assert_str_eq(c->addr, "10.0.2.2:7870");
+	ck_assert_uint_eq(c->port, 0);
+	ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_CAND, buf, sizeof(buf)),
+	    "10.0.2.2:7870 (address)");
+	/* Again, after the back-off: the one address there is. */
+	talk(s, pair12, 1, 60000, 1, CALL_LINK, "n0002", 2);
+	calls(s, 1, CALL_LINK, "n0002", &c, 1);
+	ck_assert_str_eq(c->addr, "10.0.2.2:7870");
+	ck_assert_uint_eq(calls(s, 2, CALL_PUNCH, NULL, NULL, 0), 0);
+	sim_free(s);
+}
+END_TEST
+
+/* Both hosts behind NATs: each its private host address, its binding. */
+static void
+both_behind_nats(struct sim *s)
+{
+	cand(s, 1, NODE_CAND_HOST, "10.0.1.2:7870");
+	cand(s, 1, NODE_CAND_SEEN_OUT, "203.0.113.1:51001");
+	cand(s, 1, NODE_CAND_SEEN_UDP, "203.0.113.1:40001");
+	cand(s, 2, NODE_CAND_HOST, "10.0.2.2:7871");
+	cand(s, 2, NODE_CAND_SEEN_OUT, "203.0.113.2:51002");
+	cand(s, 2, NODE_CAND_SEEN_UDP, "203.0.113.2:40002");
+}
+
+/*
+ * Both behind NATs: the node that sorts first dials the peer's binding
+ * from its own listener's port, and the peer punches toward the dialler's
+ * from its own, by the time the dial goes; a dial that fails moves on to
+ * the private address, from any port.  Neither does the other's part.
+ */
+START_TEST(shortcut_punch)
+{
+	struct sim	*s = hosts_star(2);
+	const struct call *dial, *c;
+	char		 buf[ADAPT_CAND_MAX];
+	size_t		 k, n;
+
+	both_behind_nats(s);
+	settle(s);
+	talk(s, pair12, 1, 30000, 1, CALL_LINK, "n0002", 1);
+	calls(s, 1, CALL_LINK, "n0002", &dial, 0);
+	ck_assert_str_eq(dial->addr, "203.0.113.2:40002");
+	ck_assert_uint_eq(dial->port, 7870);
+	ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_CAND, buf, sizeof(buf)),
+	    "203.0.113.2:40002 (seen-udp)");
+	n = calls(s, 2, CALL_PUNCH, NULL, &c, 0);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_le(c->at, dial->at + ROUTING_TICK_MS);
+	for (k = 0; k < n; k++) {
+		calls(s, 2, CALL_PUNCH, NULL, &c, k);
+		ck_assert_str_eq(c->node, "n0001");
+		ck_assert_str_eq(c->addr, "203.0.113.1:40001");
+		ck_assert_uint_eq(c->port, 7871);
+	}
+	/* No answer: the next candidate, the private one, from any port. */
+	talk(s, pair12, 1, 60000, 1, CALL_LINK, "n0002", 2);
+	calls(s, 1, CALL_LINK, "n0002", &c, 1);
+	ck_assert_str_eq(c->addr, "10.0.2.2:7871");
+	ck_assert_uint_eq(c->port, 0);
+	/* The binding again after it (the candidates come round). */
+	talk(s, pair12, 1, 120000, 1, CALL_LINK, "n0002", 3);
+	calls(s, 1, CALL_LINK, "n0002", &c, 2);
+	ck_assert_str_eq(c->addr, "203.0.113.2:40002");
+	ck_assert_uint_eq(c->port, 7870);
+	ck_assert_uint_eq(calls(s, 1, CALL_PUNCH, NULL, NULL, 0), 0);
+	ck_assert_uint_eq(calls(s, 2, CALL_LINK, NULL, NULL, 0), 0);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * The punched pair meets: the dialler's shortcut comes up by the binding,
+ * the peer takes it as the peer's shortcut, and punches no more; nor once
+ * the pair is quiet.
+ */
+START_TEST(shortcut_punched_up)
+{
+	struct sim	*s = hosts_star(2);
+	const struct call *dial;
+	char		 buf[ADAPT_LOG_MAX];
+	size_t		 n;
+
+	both_behind_nats(s);
+	settle(s);
+	talk(s, pair12, 1, 30000, 1, CALL_LINK, "n0002", 1);
+	calls(s, 1, CALL_LINK, "n0002", &dial, 0);
+	ck_assert_uint_eq(dial->port, 7870);
+	sim_link_as(s, 1, 2, 2, 1);
+	talk(s, pair12, 1, 3000, 0, CALL_LINK, NULL, 0);
+	ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_STATE, buf, sizeof(buf)),
+	    "up");
+	ck_assert_str_eq(adapt_col(s, 1, "n0002", COL_CAND, buf, sizeof(buf)),
+	    "203.0.113.2:40002 (seen-udp)");
+	ck_assert_str_eq(adapt_col(s, 2, "n0001", COL_STATE, buf, sizeof(buf)),
+	    "peer");
+	n = calls(s, 2, CALL_PUNCH, NULL, NULL, 0);
+	talk(s, pair12, 1, 20000, 0, CALL_LINK, NULL, 0);
+	ck_assert_uint_eq(calls(s, 2, CALL_PUNCH, NULL, NULL, 0), n);
+	ck_assert_uint_eq(calls(s, 1, CALL_LINK, NULL, NULL, 0), 1);
+	ck_assert_uint_eq(calls(s, 1, CALL_DEL, NULL, NULL, 0), 0);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * Neither or only one of a pair behind a NAT: nobody punches, and every
+ * dial goes from any port to a candidate with a listener there.
+ */
+START_TEST(shortcut_no_punch)
+{
+	/* 1-2 neither, 2-3 only the peer, 3-4 only the dialler. */
+	static const unsigned int pairs[][2] = { { 1, 2 }, { 2, 3 },
+	    { 3, 4 } };
+	static const char *const first[][2] = { { "n0002", "10.0.2.2:7870" },
+	    { "n0003", "10.0.3.2:7870" }, { "n0004", "10.0.4.2:7870" } };
+	struct sim	*s = hosts_star(4);
+	const struct call *c;
+	unsigned int	 i;
+
+	cand(s, 1, NODE_CAND_HOST, "10.0.1.2:7870");
+	/* Its datagrams seen from its own address: no NAT. */
+	cand(s, 2, NODE_CAND_HOST, "10.0.2.2:7870");
+	cand(s, 2, NODE_CAND_SEEN_UDP, "10.0.2.2:7870");
+	cand(s, 3, NODE_CAND_HOST, "10.0.3.2:7870");
+	cand(s, 3, NODE_CAND_SEEN_UDP, "203.0.113.3:40003");
+	cand(s, 4, NODE_CAND_HOST, "10.0.4.2:7870");
+	settle(s);
+	talk(s, pairs, 3, 30000, 3, CALL_LINK, "n0004", 1);
+	talk(s, pairs, 3, 5000, 0, CALL_LINK, NULL, 0);
+	for (i = 0; i < 3; i++) {
+		calls(s, pairs[i][0], CALL_LINK, first[i][0], &c, 0);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(c->addr, first[i][1]);
+		ck_assert_uint_eq(c->port, 0);
+	}
+	for (i = 1; i <= 4; i++)
+		ck_assert_uint_eq(calls(s, i, CALL_PUNCH, NULL, NULL, 0), 0);
+	ck_assert_uint_eq(calls(s, 4, CALL_LINK, NULL, NULL, 0), 0);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * A dial that never answers backs off ADAPT_BACKOFF_MIN, doubling up to
+ * ADAPT_BACKOFF_MAX: each next dial comes that long after the dial
+ * timed out, give or take the rounds of the hold.
+ */
+START_TEST(shortcut_backoff)
+{
+	struct sim	*s = hosts_star(2);
+	const struct call *c, *prev, *del;
+	uint64_t	 backoff = ADAPT_BACKOFF_MIN, gap;
+	char		 buf[32];
+	size_t		 k;
+
+	cand(s, 2, NODE_CAND_HOST, "10.0.2.2:7870");
+	settle(s);
+	talk(s, pair12, 1, 30000, 1, CALL_LINK, "n0002", 1);
+	for (k = 1; k < 9; k++) {
+		talk(s, pair12, 1, backoff + 30000, 1, CALL_LINK, "n0002",
+		    k + 1);
+		calls(s, 1, CALL_LINK, "n0002", &prev, k - 1);
+		calls(s, 1, CALL_DEL, "n0002", &del, k - 1);
+		calls(s, 1, CALL_LINK, "n0002", &c, k);
+		ck_assert_str_eq(c->addr, "10.0.2.2:7870");
+		ck_assert_uint_ge(del->at - prev->at, ADAPT_DIAL_MS);
+		ck_assert_uint_le(del->at - prev->at, ADAPT_DIAL_MS +
+		    ROUTING_TICK_MS);
+		/* The back-off, then the hold (2 s) and its rounds. */
+		gap = c->at - del->at;
+		ck_assert_msg(gap >= backoff + 2000 && gap <= backoff + 4000,
+		    "dial %zu: %llu ms after the failure, back-off %llu ms", k,
+		    (unsigned long long)gap, (unsigned long long)backoff);
+		backoff = backoff * 2 > ADAPT_BACKOFF_MAX ? ADAPT_BACKOFF_MAX :
+		    backoff * 2;
+		/* show adapt: the back-off after this dial fails. */
+		ck_assert_uint_eq(strtoull(adapt_col(s, 1, "n0002",
+		    COL_NEXT_BACKOFF, buf, sizeof(buf)), NULL, 10),
+		    backoff / 1000);
+	}
+	ck_assert_uint_eq(backoff, ADAPT_BACKOFF_MAX);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * Six nodes name the one address: whatever node names it, at most
+ * SHORTCUT_TARGET_DIALS connections go there in any SHORTCUT_TARGET_MS,
+ * and show adapt says why the others were not dialled.
+ */
+START_TEST(shortcut_dials_bounded)
+{
+	static const unsigned int pairs[][2] = { { 1, 2 }, { 1, 3 },
+	    { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 } };
+	struct sim	*s = hosts_star(7);
+	const struct call *c, *later;
+	char		 buf[ADAPT_WHY_MAX], peer[16];
+	unsigned int	 i, bounded = 0;
+	size_t		 k, n;
+
+	for (i = 2; i <= 7; i++)
+		cand(s, i, NODE_CAND_HOST, "198.51.100.7:7870");
+	settle(s);
+	talk(s, pairs, 6, 200000, 0, CALL_LINK, NULL, 0);
+	n = calls(s, 1, CALL_LINK, NULL, NULL, 0);
+	/* Three at once, then three a minute at most. */
+	ck_assert_uint_ge(n, 3 * SHORTCUT_TARGET_DIALS);
+	for (k = 0; k + SHORTCUT_TARGET_DIALS < n; k++) {
+		calls(s, 1, CALL_LINK, NULL, &c, k);
+		calls(s, 1, CALL_LINK, NULL, &later, k +
+		    SHORTCUT_TARGET_DIALS);
+		ck_assert_str_eq(c->addr, "198.51.100.7:7870");
+		ck_assert_uint_ge(later->at - c->at, SHORTCUT_TARGET_MS);
+	}
+	ck_assert_uint_gt(stat_of(s->nodes[1].r, "adapt_dials_bounded"), 0);
+	for (i = 2; i <= 7; i++) {
+		snprintf(peer, sizeof(peer), NAME_FMT, i);
+		bounded += strcmp(adapt_col(s, 1, peer, COL_FAILURE, buf,
+		    sizeof(buf)), "not dialled: 3 connections went to "
+		    "198.51.100.7:7870 within 60 s") == 0;
+	}
+	ck_assert_uint_gt(bounded, 0);
+	sim_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1165,6 +1794,16 @@ main(void)
 	tcase_add_test(tc, restart_lower_seq);
 	tcase_add_test(tc, lost_and_duplicated);
 	tcase_add_test(tc, segment_forwarder);
+	suite_add_tcase(su, tc);
+	tc = tcase_create("shortcuts");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, shortcut_candidates);
+	tcase_add_test(tc, shortcut_old_format);
+	tcase_add_test(tc, shortcut_punch);
+	tcase_add_test(tc, shortcut_punched_up);
+	tcase_add_test(tc, shortcut_no_punch);
+	tcase_add_test(tc, shortcut_backoff);
+	tcase_add_test(tc, shortcut_dials_bounded);
 	suite_add_tcase(su, tc);
 	/* Alone, bench/scale runs it at other sizes (SIM_NODES). */
 	tc = tcase_create("scale");
