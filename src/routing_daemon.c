@@ -24,6 +24,7 @@
 #include "link.h"
 #include "listen.h"
 #include "log.h"
+#include "punch.h"
 #include "routing.h"
 #include "routing_daemon.h"
 #include "shortcut.h"
@@ -32,16 +33,14 @@
 
 /*
  * Holes being punched (shortcut.h): a connection from the listener's port
- * toward a peer's NAT, at most one per peer and RD_PUNCH_MAX in all, each
- * given RD_PUNCH_MS to meet the peer's.
+ * toward a peer's NAT, at most one per peer and PUNCH_MAX in all, each
+ * given PUNCH_MS to meet the peer's (punch.h decides; the sockets are
+ * here, one per slot).
  */
-#define RD_PUNCH_MAX	8
-#define RD_PUNCH_MS	4000
-
 struct rd_punch {
 	struct routing_daemon	*rd;
 	char			 node[NODE_NAME_MAX + 1];
-	int			 fd;		/* -1: a free slot */
+	int			 fd;		/* -1: none */
 	struct event		*ev;
 	struct sockaddr_storage	 to;
 	socklen_t		 tolen;
@@ -51,7 +50,8 @@ struct routing_daemon {
 	struct vnetd	*d;
 	struct routing	*r;
 	struct event	*ev;		/* routing_poll() */
-	struct rd_punch	 punch[RD_PUNCH_MAX];
+	struct punch	 holes;
+	struct rd_punch	 punch[PUNCH_MAX];	/* by slot of holes */
 };
 
 /* The env: what the control plane may ask of the daemon. */
@@ -309,7 +309,7 @@ rd_cands(void *arg, struct node_cand *out, size_t max)
 }
 
 static void
-rd_punch_end(struct rd_punch *p)
+rd_punch_close(struct rd_punch *p)
 {
 	if (p->ev != NULL)
 		event_free(p->ev);
@@ -317,6 +317,13 @@ rd_punch_end(struct rd_punch *p)
 	if (p->fd != -1)
 		close(p->fd);
 	p->fd = -1;
+}
+
+static void
+rd_punch_end(struct routing_daemon *rd, struct rd_punch *p)
+{
+	rd_punch_close(p);
+	punch_end(&rd->holes, (int)(p - rd->punch));
 }
 
 static void
@@ -333,7 +340,7 @@ rd_punch_cb(evutil_socket_t fd, short ev, void *arg)
 	    &len) == -1 || err != 0) {
 		log_debug("adapt: no hole toward %s at %s yet: %s", p->node, a,
 		    ev & EV_TIMEOUT ? "no answer" : strerror(err));
-		rd_punch_end(p);
+		rd_punch_end(rd, p);
 		return;
 	}
 	log_info("adapt: hole toward %s punched: a connection with %s, "
@@ -341,6 +348,7 @@ rd_punch_cb(evutil_socket_t fd, short ev, void *arg)
 	event_free(p->ev);
 	p->ev = NULL;
 	p->fd = -1;
+	punch_end(&rd->holes, (int)(p - rd->punch));
 	links_accept(&rd->d->links, fd, (struct sockaddr *)&p->to,
 	    (int)p->tolen, rd->d->tls_cert[0] != '\0');
 }
@@ -349,31 +357,26 @@ static void
 rd_punch(void *arg, const char *node, const char *addr, uint16_t lport)
 {
 	struct routing_daemon	*rd = arg;
-	struct rd_punch		*p, *slot = NULL;
-	struct timeval		 tv = { RD_PUNCH_MS / 1000,
-				    RD_PUNCH_MS % 1000 * 1000 };
-	int			 len = sizeof(p->to);
-	size_t			 i;
+	struct rd_punch		*p;
+	struct sockaddr_storage	 to;
+	struct timeval		 tv = { PUNCH_MS / 1000, PUNCH_MS % 1000 * 1000 };
+	int			 len = sizeof(to), slot;
 
-	for (i = 0; i < RD_PUNCH_MAX; i++) {
-		p = &rd->punch[i];
-		if (p->fd != -1 && strcmp(p->node, node) == 0)
-			return;		/* one at a time */
-		if (p->fd == -1 && slot == NULL)
-			slot = p;
-	}
-	if ((p = slot) == NULL)
+	memset(&to, 0, sizeof(to));
+	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&to,
+	    &len) == -1 || (slot = punch_take(&rd->holes, node,
+	    rd_now(rd))) == -1)
 		return;
-	memset(&p->to, 0, sizeof(p->to));
-	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&p->to,
-	    &len) == -1)
-		return;
+	p = &rd->punch[slot];
+	rd_punch_close(p);	/* its time is over, its timer not yet run */
+	p->to = to;
 	p->tolen = (socklen_t)len;
 	p->rd = rd;
 	snprintf(p->node, sizeof(p->node), "%s", node);
 	if ((p->fd = conn_socket_from(p->to.ss_family, lport)) == -1) {
 		log_warn("adapt: a socket on port %u to punch toward %s",
 		    lport, node);
+		rd_punch_end(rd, p);
 		return;
 	}
 	if ((connect(p->fd, (struct sockaddr *)&p->to, p->tolen) == -1 &&
@@ -381,7 +384,7 @@ rd_punch(void *arg, const char *node, const char *addr, uint16_t lport)
 	    (p->ev = event_new(rd->d->base, p->fd, EV_WRITE, rd_punch_cb,
 	    p)) == NULL || event_add(p->ev, &tv) == -1) {
 		log_warn("adapt: punching toward %s at %s", node, addr);
-		rd_punch_end(p);
+		rd_punch_end(rd, p);
 		return;
 	}
 	log_info("adapt: punching toward %s at %s from port %u", node, addr,
@@ -746,8 +749,8 @@ rd_mod_free(void *arg)
 	struct routing_daemon	*rd = arg;
 	size_t			 i;
 
-	for (i = 0; i < RD_PUNCH_MAX; i++)
-		rd_punch_end(&rd->punch[i]);
+	for (i = 0; i < PUNCH_MAX; i++)
+		rd_punch_close(&rd->punch[i]);
 	if (rd->d->sw != NULL)
 		sw_set_hooks(rd->d->sw, NULL);
 	routing_free(rd->r);
@@ -788,7 +791,7 @@ routing_daemon_add(struct vnetd *d)
 	if ((rd = calloc(1, sizeof(*rd))) == NULL)
 		return -1;
 	rd->d = d;
-	for (i = 0; i < RD_PUNCH_MAX; i++)
+	for (i = 0; i < PUNCH_MAX; i++)
 		rd->punch[i].fd = -1;
 	env.arg = rd;
 	m.arg = rd;
