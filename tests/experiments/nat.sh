@@ -9,11 +9,12 @@
 # afresh (and their guests, whose TAPs go with them), so that a try knows
 # nothing of the last one (no shortcut, no back-off, no bound of dials a
 # minute), while the NAT boxes keep their state, as home routers do.  The
-# hosts listen on a port of the try's own (PORT + try): a hole is punched
-# between the two listeners' ports, and within a minute of the last
-# connection on those four ports the host that took it may still hold it
-# (TIME_WAIT, or a half-open SYN-RECV on its listener), where a new
-# connect() fails with "Cannot assign requested address" (nat-tryN.log
+# hosts listen on port PORT + 1 + PORT_STEP * (try - 1): PORT_STEP 1 (the
+# default) gives each try a port of its own, PORT_STEP=0 punches every try
+# on the same four ports within seconds of the last try's connection on
+# them (a host's restart closing it), where a socket left holding the
+# pair (TIME_WAIT, or a half-open SYN-RECV on a listener) would make the
+# next connect() fail with "Cannot assign requested address" (nat-tryN.log
 # shows it when a try fails so).  Each try then
 # waits until each host's record publishes its NAT's UDP binding, then
 # runs a bulk transfer (iperf3, BULK_RATE, default 20M) from guest 1 to
@@ -48,6 +49,7 @@ command -v iperf3 >/dev/null || skip "iperf3 is missing"
 TRIES=${TRIES:-20}
 WINDOW=${WINDOW:-3}
 DIRECT_WAIT=${DIRECT_WAIT:-10}
+PORT_STEP=${PORT_STEP:-1}
 BULK_RATE=${BULK_RATE:-20M}
 OUT=${OUT:-$LIB_DIR/experiments/results}
 mkdir -p "$OUT"
@@ -100,7 +102,7 @@ declare -A LOG_AT
 echo "try,direct,decision_to_up_ms,proxy_bytes,guest_bytes,proxy_share,candidate,failure" >"$OUT/nat.csv"
 rm -f "$OUT"/nat-try*.log
 for ((k = 1; k <= TRIES; k++)); do
-	lport=$((PORT + k))
+	lport=$((PORT + 1 + PORT_STEP * (k - 1)))
 	for i in 1 2; do
 		[[ -n ${D_PID[host$i]:-} ]] && { vnetd_stop "host$i" || true; }
 	done
