@@ -1585,8 +1585,8 @@ link_peer_text(const struct link *l, char *buf, size_t len)
  * where frames go, the datagram path's state, MTU and counters.
  */
 #define LINK_LIVE_COLUMNS "\tliveness\tprobe_ms\tdetect_ms\t" \
-	"liveness_lost\tliveness_why\tliveness_losses\tprobes_sent\t" \
-	"probes_heard"
+	"liveness_lost\tliveness_lost_s\tliveness_why\tliveness_losses\t" \
+	"probes_sent\tprobes_heard"
 
 /*
  * l's liveness columns, each with its leading tab: the state now, the
@@ -1597,16 +1597,20 @@ static const char *
 link_live_columns(const struct link *l, uint64_t now, char *buf, size_t len)
 {
 	const struct liveness	*lv = &l->live;
-	char			 ago[32];
+	char			 ago[32], ago_s[24];
 	int			 up = l->state == LINK_UP;
 
-	if (l->live_lost_at != 0)
+	if (l->live_lost_at != 0) {
 		link_ago(now - l->live_lost_at, ago, sizeof(ago));
-	else
+		snprintf(ago_s, sizeof(ago_s), "%llu",
+		    (unsigned long long)((now - l->live_lost_at) / 1000));
+	} else {
 		snprintf(ago, sizeof(ago), "-");
-	snprintf(buf, len, "\t%s\t%u\t%llu\t%s\t%s\t%llu\t%llu\t%llu",
+		snprintf(ago_s, sizeof(ago_s), "-");
+	}
+	snprintf(buf, len, "\t%s\t%u\t%llu\t%s\t%s\t%s\t%llu\t%llu\t%llu",
 	    up ? liveness_state_name(lv->state) : "-", up ? lv->interval : 0,
-	    up ? (unsigned long long)liveness_detect(lv) : 0ULL, ago,
+	    up ? (unsigned long long)liveness_detect(lv) : 0ULL, ago, ago_s,
 	    l->live_why[0] != '\0' ? l->live_why : "-",
 	    (unsigned long long)l->live_losses,
 	    up ? (unsigned long long)lv->probes_sent : 0ULL,
@@ -1669,7 +1673,7 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    "frames_in\tbytes_in\tframes_out\tbytes_out\tdrops\t"
 		    "connects\tqueue_bytes\tqueue_frames\tce_marks\t"
 		    "aqm_drops\ttail_drops\trate\tfat_drops\torigin\ttrigger\t"
-		    "since\trate_in\trate_out\tlast_error\treason"
+		    "since\tsince_s\trate_in\trate_out\tlast_error\treason"
 		    LINK_LIVE_COLUMNS "%s%s\n",
 		    LINK_DGRAM_COLUMNS, lks->hooks.history_columns);
 	TAILQ_FOREACH(l, &lks->list, entry) {
@@ -1696,7 +1700,7 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		}
 		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\t%llu\t%llu\t%llu\t"
 		    "%llu\t%llu\t%llu\t%zu\t%zu\t%llu\t%llu\t%llu\t%s\t%llu\t"
-		    "%s\t%s\t%s\t%s\t%s\t%s\t%s%s%s%s\n", l->name,
+		    "%s\t%s\t%s\t%llu\t%s\t%s\t%s\t%s%s%s%s\n", l->name,
 		    link_state_name(l->state),
 		    (l->conn != NULL ? l->conn->outgoing : l->configured) ?
 		    "out" : "in", peer,
@@ -1713,7 +1717,8 @@ link_show_links(struct links *lks, int all, struct evbuffer *out)
 		    (unsigned long long)sc->c.tail_drops,
 		    sc->opts.rate ? stmt_rate_format(sc->opts.rate, rate,
 		    sizeof(rate)) : "-", (unsigned long long)sc->c.fat_drops,
-		    origin, trigger, since, in, outr,
+		    origin, trigger, since,
+		    (unsigned long long)((now - l->state_since) / 1000), in, outr,
 		    l->last_error[0] != '\0' ? l->last_error : "-", reason,
 		    link_live_columns(l, now, live, sizeof(live)),
 		    link_dgram_columns(l, dg, sizeof(dg)),
@@ -1865,15 +1870,16 @@ link_show_refused(struct links *lks, struct evbuffer *out)
 	size_t		 i, n;
 	char		 ago[32];
 
-	evbuffer_add_printf(out, "%%columns ago\tpeer\tnode\twhy\n");
+	evbuffer_add_printf(out, "%%columns ago\tago_s\tpeer\tnode\twhy\n");
 	n = rs->total < LINK_REFUSED_MAX ? (size_t)rs->total :
 	    LINK_REFUSED_MAX;
 	/* The latest first. */
 	for (i = 1; i <= n; i++) {
 		r = &rs->r[(rs->next + LINK_REFUSED_MAX - i) % LINK_REFUSED_MAX];
-		evbuffer_add_printf(out, "%s\t%s\t%s\t%s\n",
-		    link_ago(now - r->at, ago, sizeof(ago)), r->peer, r->node,
-		    r->why);
+		evbuffer_add_printf(out, "%s\t%llu\t%s\t%s\t%s\n",
+		    link_ago(now - r->at, ago, sizeof(ago)),
+		    (unsigned long long)((now - r->at) / 1000), r->peer,
+		    r->node, r->why);
 	}
 }
 

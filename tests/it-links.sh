@@ -47,7 +47,7 @@ refused_why="node beta is in network wrong, not right"
 wait_for 10 bash -c "'$VNETCTL' -s '${D_SOCK[alpha]}' -t show refused | grep -qF '$refused_why'" ||
 	fail "show refused on alpha: $(vctl alpha show refused)"
 vctl alpha -t show refused | awk -F'\t' -v a="$(addr beta)" -v w="$refused_why" '
-	index($2, a ":") == 1 && $3 == "beta" && $4 == w { ok = 1 } END { exit !ok }' ||
+	index($3, a ":") == 1 && $4 == "beta" && $5 == w { ok = 1 } END { exit !ok }' ||
 	fail "show refused does not name beta's address, node and reason: $(vctl alpha show refused)"
 [[ $(stat_value alpha bad_messages) == 0 ]] ||
 	fail "a refusal was counted as a bad message too: $(vctl alpha show stats)"
