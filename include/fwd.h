@@ -43,6 +43,12 @@
  * port (none: dropped); else learning (or the drop) decides as before.
  * Nothing is asked per frame: one hash lookup, as for learned MACs.
  *
+ * Relaying (`relay no`, fwd_set_relay()): a node that relays nothing
+ * sends no frame that came by a link out by a link, whatever chose the
+ * ports; the copies for its interfaces stay.  A unicast frame so refused
+ * is counted (relay_refused): its sender's paths went through a node that
+ * says it relays nothing, stale or not.
+ *
  * Cost: lookups are hash lookups on the destination and source MAC plus a
  * scan of the rules that have no exact MAC at all (normally a handful); the
  * number of exact-MAC rules and of learned MACs does not change the cost.
@@ -90,6 +96,7 @@ struct fwd_stats {
 	uint64_t	duplicates;	/* frames suppressed by fwd_seen() */
 	uint64_t	seen_conflicts;	/* (origin, seq) reused, other bytes */
 	uint64_t	auto_hits;	/* frames forwarded by automatic routes */
+	uint64_t	relay_refused;	/* unicast from a link not sent on by one */
 };
 
 struct fwd	*fwd_new(size_t mac_max);	/* 0 = FWD_MAC_MAX_DEFAULT */
@@ -138,6 +145,8 @@ void		 fwd_route_foreach(struct fwd *,
 
 void		 fwd_set_learn(struct fwd *, int on);
 int		 fwd_get_learn(const struct fwd *);
+/* 0: no frame from a link leaves by a link (`relay no`); 1, the default. */
+void		 fwd_set_relay(struct fwd *, int on);
 
 /*
  * Decides where a frame goes.  in is the arrival port (never in the result).

@@ -48,7 +48,10 @@
  *                           the dialable ones again for older nodes
  *   NODE_SEC_FLAGS  (topo)  u32: NODE_F_TRAFFIC (send me your traffic
  *                           rows), NODE_F_ADAPT (send me your rows toward
- *                           me: my shortcuts weigh them); other bits 0
+ *                           me: my shortcuts weigh them), NODE_F_NORELAY
+ *                           (`relay no`: no path between two other nodes
+ *                           may pass through me; without it, as from an
+ *                           older node, one may); other bits 0
  *   NODE_SEC_SEGS   (topo)  n times (at most NODE_SEGS_MAX): NAME of a
  *                           LAN segment the node attaches (an interface
  *                           with `segment NAME`), u8 flags: NODE_SEG_ACTIVE
@@ -210,6 +213,7 @@ struct node_cand {
 /* NODE_SEC_FLAGS */
 #define NODE_F_TRAFFIC		0x1
 #define NODE_F_ADAPT		0x2
+#define NODE_F_NORELAY		0x4
 
 struct node_link {
 	char		name[NODE_NAME_MAX + 1];

@@ -38,8 +38,10 @@
  * What a node says about itself (node.h has the records and the protocol):
  * its topology record (its links to peers that take records, with their
  * TCP round trip, its underlay addresses, `advertise` or else its
- * listeners, and its flags) and its MAC pages (the MACs seen as sources on
- * its interfaces, each with a version).  Each record goes out when it
+ * listeners, and its flags, NODE_F_NORELAY among them for `relay no`:
+ * spf.h routes no one else's traffic through it, and fwd.h sends nothing
+ * from a link on by a link there) and its MAC pages (the MACs seen as
+ * sources on its interfaces, each with a version).  Each record goes out when it
  * changes (at most one origination per ROUTING_ORIG_MIN_MS) and every
  * refresh interval (`routing auto refresh SECONDS`, default
  * ROUTING_REFRESH_DEFAULT) in any case; records live three intervals.  Its

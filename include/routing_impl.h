@@ -166,6 +166,7 @@ struct routing {
 	unsigned int		 refresh;	/* s; 0: the default */
 	int			 has_advertise;
 	struct stmt_hostport	 advertise;
+	int			 norelay;	/* `relay no` */
 	/* The candidates our topology record says now. */
 	struct node_cand	 cands[NODE_CANDS_MAX];
 	size_t			 ncands;

@@ -76,6 +76,8 @@
  *   adapt shortcuts yes|no [threshold RATE] [hold SECONDS] [idle SECONDS]
  *       [max N]
  *   adapt off|on
+ *   relay yes|no                            whether frames between two
+ *                                           other nodes may pass here
  *   show nodes|topology|traffic|adapt
  *   show traffic nodes
  *   show traffic topology [THRESHOLD]       THRESHOLD 0..1 (default 0.1),
@@ -151,8 +153,9 @@ enum stmt_kind {
 	STMT_ADAPT,
 	STMT_HTTP,
 	STMT_LIVENESS,
+	STMT_RELAY,
 };
-#define STMT_KIND_LAST	STMT_LIVENESS
+#define STMT_KIND_LAST	STMT_RELAY
 
 enum stmt_op {
 	STMT_OP_SET = 0,	/* plain statement, or its add- form */

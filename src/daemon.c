@@ -878,6 +878,7 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_ADVERTISE:
 	case STMT_ADAPT:
 	case STMT_HTTP:
+	case STMT_RELAY:
 		return module_apply(d, st, err, errlen);
 	}
 	snprintf(err, errlen, "not a statement that changes anything");
@@ -1235,6 +1236,7 @@ save_default(const struct stmt *st, void *arg)
 	case STMT_THREADS:
 		return !st->flag;
 	case STMT_OFFLOAD:
+	case STMT_RELAY:
 		return st->flag;
 	case STMT_ROUTING:
 		return !st->flag && st->num == 0;

@@ -130,6 +130,7 @@ struct fwd {
 
 	/* automatic routes (routing.h): grown by fwd_auto_set(), never per frame */
 	int		  auto_on;
+	int		  norelay;	/* fwd_set_relay(f, 0) */
 	struct fwd_auto	**atab;
 	size_t		  atab_nb;	/* power of two, or 0 */
 	size_t		  nauto;
@@ -466,6 +467,12 @@ int
 fwd_get_learn(const struct fwd *f)
 {
 	return f->learn;
+}
+
+void
+fwd_set_relay(struct fwd *f, int on)
+{
+	f->norelay = !on;
 }
 
 /* Ports. */
@@ -1100,8 +1107,8 @@ flood(struct fwd *f, struct fwd_port *in)
 	return n;
 }
 
-size_t
-fwd_decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
+static size_t
+decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
     const uint8_t src[ETHER_ADDR_LEN], struct fwd_port *in, uint64_t now_ms,
     struct fwd_port ***out, enum fwd_how *how)
 {
@@ -1168,6 +1175,31 @@ fwd_decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
 	f->stats.floods++;
 	*how = FWD_FLOOD;
 	return flood(f, in);
+}
+
+/*
+ * A node that relays nothing: what came by a link leaves by no link.  A
+ * unicast frame that would (its sender's paths are stale, or a rule says
+ * so) is counted; a broadcast is only delivered here.
+ */
+size_t
+fwd_decide(struct fwd *f, const uint8_t dst[ETHER_ADDR_LEN],
+    const uint8_t src[ETHER_ADDR_LEN], struct fwd_port *in, uint64_t now_ms,
+    struct fwd_port ***out, enum fwd_how *how)
+{
+	size_t	 n, i, k;
+
+	n = decide(f, dst, src, in, now_ms, out, how);
+	if (!f->norelay || in == NULL || in->kind != FWD_LINK)
+		return n;
+	for (i = k = 0; i < n; i++)
+		if (f->out[i]->kind != FWD_LINK)
+			f->out[k++] = f->out[i];
+	if (k < n && !ether_is_multicast(dst))
+		f->stats.relay_refused++;
+	if (k == 0)
+		*how = FWD_DROP;
+	return k;
 }
 
 /* Duplicate suppression. */

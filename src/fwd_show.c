@@ -76,6 +76,8 @@ static const struct metric_stat fwd_counters[] = {
 	FS("floods", floods, "Frames flooded."),
 	FS("no_route", no_route, "Frames dropped: no route covers their "
 	    "destination."),
+	FS("relay_refused", relay_refused, "Unicast frames from a link not "
+	    "sent on by another: this node relays nothing (relay no)."),
 };
 #undef FS
 

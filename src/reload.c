@@ -680,6 +680,10 @@ reload_effective(struct reload *r, const struct config *cf,
 		ADD();
 	if (DEFAULT(STMT_ROUTING))
 		ADD();
+	if (DEFAULT(STMT_RELAY)) {
+		st.flag = 1;
+		ADD();
+	}
 #undef ADD
 #undef DEFAULT
 	return oom ? -1 : 0;

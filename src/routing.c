@@ -339,6 +339,21 @@ routing_apply(struct routing *r, const struct stmt *st, char *err,
 	}
 	if (st->kind == STMT_ADAPT)
 		return shortcut_apply(r, st, err, errlen);
+	if (st->kind == STMT_RELAY) {
+		fwd_set_relay(r->fwd, st->flag);
+		if (r->norelay == !st->flag)
+			return 0;
+		r->norelay = !st->flag;
+		if (r->started)
+			log_info("routing: relay %s: %s", st->flag ? "yes" :
+			    "no", st->flag ? "frames between other nodes may "
+			    "pass here" : "no frame between other nodes passes "
+			    "here");
+		/* Our record says it; our own paths change with it too. */
+		routing_flood_soon(r, 0);
+		routing_path_soon(r);
+		return 0;
+	}
 	if (st->kind != STMT_ROUTING) {
 		snprintf(err, errlen, "not a routing statement");
 		return -1;
@@ -415,6 +430,10 @@ routing_config(struct routing *r, void (*cb)(const struct stmt *, void *),
 		st.addr = r->advertise;
 		cb(&st, arg);
 	}
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_RELAY;
+	st.flag = !r->norelay;
+	cb(&st, arg);
 	shortcut_config(r, cb, arg);
 }
 

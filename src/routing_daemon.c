@@ -775,8 +775,9 @@ routing_daemon_add(struct vnetd *d)
 	};
 	struct vnetd_module	 m = {
 		.name = "routing",
-		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT },
-		.nkinds = 3, .apply = rd_mod_apply, .caps = rd_mod_caps,
+		.kinds = { STMT_ROUTING, STMT_ADVERTISE, STMT_ADAPT,
+		    STMT_RELAY },
+		.nkinds = 4, .apply = rd_mod_apply, .caps = rd_mod_caps,
 		.start = rd_mod_start, .tick = rd_mod_tick, .show = rd_mod_show,
 		.metrics = rd_mod_metrics,
 		.columns = rd_mod_columns, .fields = rd_mod_fields,

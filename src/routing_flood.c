@@ -180,7 +180,8 @@ build_topo(struct routing *r)
 		if (node_cand_dialable(rec->cands[i].kind))
 			snprintf(rec->addrs[rec->naddrs++], NODE_ADDR_MAX + 1,
 			    "%s", rec->cands[i].addr);
-	rec->flags = routing_traffic_flags(r);
+	rec->flags = routing_traffic_flags(r) | (r->norelay ? NODE_F_NORELAY :
+	    0);
 	routing_seg_record(r, rec);
 }
 

@@ -90,12 +90,20 @@ graph(struct routing *r)
 	int		 self, from, to;
 
 	spf_clear(r->spf);
-	for (i = 0; i < nodedb_count(r->db); i++)
-		if ((e = nodedb_at(r->db, i))->kind == NODE_KIND_TOPO &&
-		    spf_node(r->spf, e->name) == -1)
+	for (i = 0; i < nodedb_count(r->db); i++) {
+		if ((e = nodedb_at(r->db, i))->kind != NODE_KIND_TOPO)
+			continue;
+		if ((from = spf_node(r->spf, e->name)) == -1)
 			return -1;
+		/* A record without the flag (an older node's) relays. */
+		if ((t = routing_topo(e)) != NULL &&
+		    (t->flags & NODE_F_NORELAY) != 0)
+			spf_set_relay(r->spf, from, 0);
+	}
 	if ((self = spf_node(r->spf, r->node)) == -1)
 		return -1;
+	/* Ours as it is now, before our record says so. */
+	spf_set_relay(r->spf, self, !r->norelay);
 	/*
 	 * A link to a name without a record is left out: it could never be
 	 * two-way, and peers choose those names, so they must not grow the

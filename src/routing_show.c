@@ -48,7 +48,7 @@ show_nodes(struct routing *r, struct evbuffer *out)
 	int		 idx;
 
 	evbuffer_add_printf(out, "%%columns node\tseq\tage\tlifetime\t"
-	    "reachable\thops\tlinks\tmacs\taddresses\tcandidates\n");
+	    "reachable\thops\tlinks\tmacs\taddresses\tcandidates\trelay\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
 		if ((t = routing_topo(e)) == NULL)
@@ -72,7 +72,9 @@ show_nodes(struct routing *r, struct evbuffer *out)
 		for (k = 0; k < t->ncands; k++)
 			evbuffer_add_printf(out, "%s%s/%s", k ? "," : "",
 			    t->cands[k].addr, node_cand_name(t->cands[k].kind));
-		evbuffer_add_printf(out, "%s\n", t->ncands ? "" : "-");
+		evbuffer_add_printf(out, "%s\t%s\n", t->ncands ? "" : "-",
+		    (e->self ? r->norelay : (t->flags & NODE_F_NORELAY) != 0) ?
+		    "no" : "yes");
 	}
 }
 
@@ -100,8 +102,7 @@ show_topology(struct routing *r, struct evbuffer *out)
 			    spf_two_way(r->spf, a, b) ? "two-way" : "one-way",
 			    a != SPF_NONE && b != SPF_NONE &&
 			    spf_reachable(r->spf, a) &&
-			    (spf_parent(r->spf, a) == b ||
-			    spf_parent(r->spf, b) == a) ? "yes" : "no");
+			    spf_tree_edge(r->spf, a, b) ? "yes" : "no");
 		}
 	}
 }

@@ -21,6 +21,7 @@ struct spf_edge {
 struct spf_node {
 	char		 name[NODE_NAME_MAX + 1];
 	uint32_t	 hash;
+	int		 norelay;	/* `relay no`: never a transit hop */
 	struct spf_edge	*edges;
 	size_t		 nedges, cap;
 	/* results */
@@ -30,6 +31,7 @@ struct spf_node {
 	int		 first;		/* first hop from self */
 	int		 parent;	/* in the broadcast tree */
 	unsigned int	 depth;		/* from the tree's root */
+	int		 comp;		/* its backbone's root; SPF_NONE */
 	size_t		 heap_at;	/* in the heap, or SIZE_MAX */
 };
 
@@ -251,6 +253,18 @@ spf_two_way(const struct spf *s, int a, int b)
 	return lists(s, a, b) && lists(s, b, a);
 }
 
+void
+spf_set_relay(struct spf *s, int i, int relay)
+{
+	s->n[i].norelay = !relay;
+}
+
+int
+spf_relay(const struct spf *s, int i)
+{
+	return !s->n[i].norelay;
+}
+
 /* Is (hops, rtt, first hop's name) of a better than of b? */
 static int
 better(const struct spf *s, unsigned int ha, uint64_t ra, int fa,
@@ -333,6 +347,9 @@ dijkstra(struct spf *s, int self)
 	while (nh > 0) {
 		u = heap_pop(s, &nh);
 		s->n[u].done = 1;
+		/* Reached, but no path goes on through it. */
+		if (u != self && s->n[u].norelay)
+			continue;
 		for (k = 0; k < s->n[u].nedges; k++) {
 			struct spf_edge *e = &s->n[u].edges[k];
 			unsigned int	 h = s->n[u].hops + 1;
@@ -355,28 +372,29 @@ dijkstra(struct spf *s, int self)
 	}
 }
 
-/* Breadth first from the root; parents by name among the nearer. */
+/*
+ * Breadth first over the nodes that relay, from root; parents by name
+ * among the nearer.
+ */
 static void
-tree(struct spf *s, int root)
+tree_from(struct spf *s, int root)
 {
-	size_t	 head = 0, tail = 0, i, k;
+	size_t	 head = 0, tail = 0, k;
 	int	 u, v;
 
-	for (i = 0; i < s->count; i++) {
-		s->n[i].parent = SPF_NONE;
-		s->n[i].depth = UINT32_MAX;
-	}
 	s->n[root].depth = 0;
+	s->n[root].comp = root;
 	s->queue[tail++] = root;
 	while (head < tail) {
 		u = s->queue[head++];
 		for (k = 0; k < s->n[u].nedges; k++) {
 			v = s->n[u].edges[k].to;
-			if (!lists(s, v, u))
+			if (s->n[v].norelay || !lists(s, v, u))
 				continue;
 			if (s->n[v].depth == UINT32_MAX) {
 				s->n[v].depth = s->n[u].depth + 1;
 				s->n[v].parent = u;
+				s->n[v].comp = root;
 				s->queue[tail++] = v;
 			} else if (s->n[v].depth == s->n[u].depth + 1 &&
 			    strcmp(s->n[u].name,
@@ -386,11 +404,69 @@ tree(struct spf *s, int root)
 	}
 }
 
+/* A tree per backbone, from its node whose name sorts first. */
+static void
+tree(struct spf *s)
+{
+	size_t	 head, tail, i, k;
+	int	 u, v, root;
+
+	for (i = 0; i < s->count; i++) {
+		s->n[i].parent = SPF_NONE;
+		s->n[i].depth = UINT32_MAX;
+		s->n[i].comp = SPF_NONE;
+	}
+	for (i = 0; i < s->count; i++) {
+		if (s->n[i].norelay || s->n[i].comp != SPF_NONE)
+			continue;
+		/* The backbone first, for its root; tree_from() relabels it. */
+		head = tail = 0;
+		root = (int)i;
+		s->n[i].comp = (int)i;
+		s->queue[tail++] = (int)i;
+		while (head < tail) {
+			u = s->queue[head++];
+			if (strcmp(s->n[u].name, s->n[root].name) < 0)
+				root = u;
+			for (k = 0; k < s->n[u].nedges; k++) {
+				v = s->n[u].edges[k].to;
+				if (s->n[v].norelay || s->n[v].comp != SPF_NONE ||
+				    !lists(s, v, u))
+					continue;
+				s->n[v].comp = (int)i;
+				s->queue[tail++] = v;
+			}
+		}
+		tree_from(s, root);
+	}
+}
+
+/*
+ * The node of backbone c that x (relaying nothing) hangs from: its
+ * neighbour there nearest the root, by name among equals; or SPF_NONE.
+ */
+static int
+attach(const struct spf *s, int x, int c)
+{
+	const struct spf_node *n = &s->n[x];
+	size_t		 k;
+	int		 v, best = SPF_NONE;
+
+	for (k = 0; k < n->nedges; k++) {
+		v = n->edges[k].to;
+		if (s->n[v].norelay || s->n[v].comp != c || !lists(s, v, x))
+			continue;
+		if (best == SPF_NONE || s->n[v].depth < s->n[best].depth ||
+		    (s->n[v].depth == s->n[best].depth &&
+		    strcmp(s->n[v].name, s->n[best].name) < 0))
+			best = v;
+	}
+	return best;
+}
+
 int
 spf_run(struct spf *s, int self)
 {
-	size_t	 i;
-	int	 root = SPF_NONE;
 	int	*q;
 
 	if ((q = reallocarray(s->queue, s->count + 1, sizeof(*q))) == NULL)
@@ -399,11 +475,7 @@ spf_run(struct spf *s, int self)
 	s->self = self;
 	sort_edges(s);
 	dijkstra(s, self);
-	for (i = 0; i < s->count; i++)
-		if (s->n[i].reach && (root == SPF_NONE ||
-		    strcmp(s->n[i].name, s->n[root].name) < 0))
-			root = (int)i;
-	tree(s, root);
+	tree(s);
 	return 0;
 }
 
@@ -426,9 +498,28 @@ spf_hops(const struct spf *s, int i)
 }
 
 int
-spf_parent(const struct spf *s, int i)
+spf_tree_edge(const struct spf *s, int a, int b)
 {
-	return s->n[i].parent;
+	const struct spf_node *x = &s->n[a], *y = &s->n[b];
+	size_t		 k;
+	int		 v;
+
+	if (a == b || !spf_two_way(s, a, b))
+		return 0;
+	if (!x->norelay && !y->norelay)
+		return x->parent == b || y->parent == a;
+	if (!x->norelay)
+		return attach(s, b, x->comp) == a;
+	if (!y->norelay)
+		return attach(s, a, y->comp) == b;
+	/* Both relay nothing: straight, unless a backbone hears both. */
+	for (k = 0; k < x->nedges; k++) {
+		v = x->edges[k].to;
+		if (!s->n[v].norelay && lists(s, v, a) &&
+		    attach(s, b, s->n[v].comp) != SPF_NONE)
+			return 0;
+	}
+	return 1;
 }
 
 int
@@ -436,5 +527,5 @@ spf_tree_link(const struct spf *s, int n)
 {
 	if (s->self == SPF_NONE || !s->n[n].reach)
 		return 0;
-	return s->n[s->self].parent == n || s->n[n].parent == s->self;
+	return spf_tree_edge(s, s->self, n);
 }

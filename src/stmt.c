@@ -192,6 +192,8 @@ static const struct keyword keywords[] = {
 	    args_http,	"ADDR:PORT [allow CIDR,...]" },
 	{ "liveness",	STMT_LIVENESS,	STMT_OP_SET,
 	    args_liveness,	"TIME|off [multiplier N]" },
+	{ "relay",	STMT_RELAY,	STMT_OP_SET,
+	    args_flag,	"yes or no" },
 };
 
 /* What show shows, in the order help and the errors list it. */
@@ -293,6 +295,7 @@ stmt_is_setting(enum stmt_kind kind)
 	case STMT_CONTROL_GROUP:
 	case STMT_USER:
 	case STMT_LIVENESS:
+	case STMT_RELAY:
 		return 1;
 	default:
 		return 0;
@@ -2296,6 +2299,7 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 	case STMT_OFFLOAD:
 	case STMT_THREADS:
 	case STMT_LEARN:
+	case STMT_RELAY:
 		return snprintf(buf, len, "%s %s", kw, st->flag ? "yes" : "no");
 	case STMT_ROUTING:
 		if (!st->flag)
@@ -2562,6 +2566,7 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_OFFLOAD:
 	case STMT_THREADS:
 	case STMT_LEARN:
+	case STMT_RELAY:
 		return !a->flag == !b->flag;
 	case STMT_ROUTING:
 		return !a->flag == !b->flag && a->num == b->num;

@@ -128,6 +128,8 @@ static const struct verb verbs[] = {
 	    "[hold SECONDS] [idle SECONDS] [max N]",
 	    "pause or resume the shortcuts, or set how they are made",
 	    adapt_rules },
+	{ "relay", "yes|no", "whether frames between two other nodes may "
+	    "pass through this one", yesno_rules },
 	{ "reload", "[-n]", "apply what changed in the configuration file; "
 	    "-n: show the changes, apply nothing", reload_rules },
 	{ "save", "[FILE]", "write the running state to the configuration "

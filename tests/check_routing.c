@@ -1294,6 +1294,252 @@ star(unsigned int n, unsigned int *owner)
 	return s;
 }
 
+/* Relaying: `relay no` on a node. */
+
+static void
+set_relay(struct sim *s, unsigned int i, int on)
+{
+	struct stmt	 st;
+	char		 err[128];
+
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_RELAY;
+	st.flag = on;
+	ck_assert_int_eq(routing_apply(s->nodes[i].r, &st, err, sizeof(err)),
+	    0);
+}
+
+/* The first hop from node i toward mac, or -1. */
+static int
+first_hop(struct sim *s, unsigned int i, const uint8_t *mac)
+{
+	struct fwd_port	*p;
+
+	if ((p = fwd_auto_get(s->nodes[i].fwd, mac)) == NULL ||
+	    fwd_port_kind(p) != FWD_LINK)
+		return -1;
+	return node_named(s, fwd_port_name(p));
+}
+
+/*
+ * Follows mac's routes from node i as follow() does, failing the check if
+ * a node of norelay[] is a hop between the two ends; returns where it ends.
+ */
+static int
+follow_no_transit(struct sim *s, unsigned int i, const uint8_t *mac,
+    const int *norelay)
+{
+	struct fwd_port	*p;
+	int		 cur = (int)i;
+	unsigned int	 hops;
+
+	for (hops = 0; hops <= s->nn; hops++) {
+		if ((p = fwd_auto_get(s->nodes[cur].fwd, mac)) == NULL ||
+		    fwd_port_owner(p) == NULL)
+			return -1;
+		if (fwd_port_kind(p) == FWD_IFACE)
+			return cur;
+		if (hops > 0 && norelay[cur])
+			ck_abort_msg("from %s, %s (relay no) is a transit hop",
+			    s->nodes[i].name, s->nodes[cur].name);
+		if ((cur = node_named(s, fwd_port_name(p))) == -1)
+			return -1;
+	}
+	return -1;
+}
+
+/* Column col (1: the first) of node name's row of show nodes at node i. */
+static void
+show_nodes_field(struct sim *s, unsigned int i, const char *name, int col,
+    char *out, size_t len)
+{
+	struct evbuffer	*b = evbuffer_new();
+	struct stmt	 st;
+	char		*line, *f, *save;
+	size_t		 n;
+	int		 k;
+
+	ck_assert_ptr_nonnull(b);
+	memset(&st, 0, sizeof(st));
+	st.kind = STMT_SHOW;
+	st.show = STMT_SHOW_NODES;
+	routing_show(s->nodes[i].r, &st, b);
+	out[0] = '\0';
+	while ((line = evbuffer_readln(b, &n, EVBUFFER_EOL_LF)) != NULL) {
+		for (k = 1, f = strtok_r(line, "\t", &save); f != NULL &&
+		    k < col; k++)
+			f = strtok_r(NULL, "\t", &save);
+		if (f != NULL && strncmp(line, name, strlen(name) + 1) == 0)
+			snprintf(out, len, "%s", f);
+		free(line);
+	}
+	evbuffer_free(b);
+}
+
+/*
+ * A diamond n0-n1, n0-n2, n1-n3, n2-n3: n0 and n3 go by n1 (the name that
+ * sorts first) until n1 says relay no, then by n2; n1 still reaches and is
+ * reached by everyone, is a leaf of the broadcast tree, and refuses a
+ * frame that comes by a link toward another.  Relay yes brings n1 back.
+ */
+START_TEST(relay_no_transit)
+{
+	unsigned int	 owner[4] = { 0, 1, 2, 3 }, i, k;
+	int		 norelay[4] = { 0, 1, 0, 0 };
+	struct sim	*s = sim_new(4, 0);
+	struct fwd_port	**out, *in;
+	struct fwd_stats fs;
+	enum fwd_how	 how;
+	uint8_t		 mac[4][6];
+	char		 f[16];
+
+	sim_link(s, 0, 1, 1);
+	sim_link(s, 0, 2, 1);
+	sim_link(s, 1, 3, 1);
+	sim_link(s, 2, 3, 1);
+	for (i = 0; i < 4; i++) {
+		mac_of(i, mac[i]);
+		guest_speaks(s, i, mac[i]);
+	}
+	converge(s, owner, 4, 3000, 1);
+	ck_assert_int_eq(first_hop(s, 0, mac[3]), 1);
+	ck_assert_int_eq(first_hop(s, 3, mac[0]), 1);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[3].fwd,
+	    FWD_LINK, "n0001")), 1);
+
+	set_relay(s, 1, 0);
+	sim_run(s, 1000);
+	converge(s, owner, 4, 1000, 1);
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < 4; k++)
+			ck_assert_int_eq(follow_no_transit(s, i, mac[k],
+			    norelay), (int)k);
+	ck_assert_int_eq(first_hop(s, 0, mac[3]), 2);
+	ck_assert_int_eq(first_hop(s, 3, mac[0]), 2);
+	show_nodes_field(s, 0, "n0001", 11, f, sizeof(f));
+	ck_assert_str_eq(f, "no");
+	show_nodes_field(s, 1, "n0001", 11, f, sizeof(f));
+	ck_assert_str_eq(f, "no");
+	show_nodes_field(s, 0, "n0002", 11, f, sizeof(f));
+	ck_assert_str_eq(f, "yes");
+	/* The tree: n0-n1, n0-n2, n2-n3; n1 hangs under n0 only. */
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[3].fwd,
+	    FWD_LINK, "n0001")), 0);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[1].fwd,
+	    FWD_LINK, "n0003")), 0);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[1].fwd,
+	    FWD_LINK, "n0000")), 1);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[3].fwd,
+	    FWD_LINK, "n0002")), 1);
+	/* A stale path at n0: n1 drops n0's frame for n3 and counts it. */
+	in = fwd_port_find(s->nodes[1].fwd, FWD_LINK, "n0000");
+	ck_assert_uint_eq(fwd_decide(s->nodes[1].fwd, mac[3], mac[0], in,
+	    s->now, &out, &how), 0);
+	ck_assert_int_eq(how, FWD_DROP);
+	fwd_stats(s->nodes[1].fwd, &fs);
+	ck_assert_uint_eq(fs.relay_refused, 1);
+	/* Its own guest's frames still come and go. */
+	ck_assert_uint_eq(fwd_decide(s->nodes[1].fwd, mac[1], mac[0], in,
+	    s->now, &out, &how), 1);
+	ck_assert_ptr_eq(out[0], s->nodes[1].guest);
+	ck_assert_uint_eq(fwd_decide(s->nodes[1].fwd, mac[3], mac[1],
+	    s->nodes[1].guest, s->now, &out, &how), 1);
+	ck_assert_str_eq(fwd_port_name(out[0]), "n0003");
+	fwd_stats(s->nodes[1].fwd, &fs);
+	ck_assert_uint_eq(fs.relay_refused, 1);
+
+	set_relay(s, 1, 1);
+	sim_run(s, 1000);
+	converge(s, owner, 4, 1000, 1);
+	ck_assert_int_eq(first_hop(s, 0, mac[3]), 1);
+	ck_assert_int_eq(first_hop(s, 3, mac[0]), 1);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[3].fwd,
+	    FWD_LINK, "n0001")), 1);
+	ck_assert_uint_eq(fwd_decide(s->nodes[1].fwd, mac[3], mac[0], in,
+	    s->now, &out, &how), 1);
+	sim_free(s);
+}
+END_TEST
+
+/* A line n0 - n1 (relay no) - n2: n0 and n2 cannot reach each other. */
+START_TEST(relay_no_line)
+{
+	struct sim	*s = sim_new(3, 0);
+	uint8_t		 mac[3][6];
+	unsigned int	 i;
+	char		 f[16];
+
+	set_relay(s, 1, 0);
+	sim_link(s, 0, 1, 1);
+	sim_link(s, 1, 2, 1);
+	for (i = 0; i < 3; i++) {
+		mac_of(i, mac[i]);
+		guest_speaks(s, i, mac[i]);
+	}
+	sim_run(s, 3000);
+	ck_assert_uint_eq(routing_nodes(s->nodes[0].r), 3);
+	ck_assert_uint_eq(routing_routes(s->nodes[0].r), 1);
+	ck_assert_uint_eq(routing_routes(s->nodes[1].r), 2);
+	ck_assert_uint_eq(routing_routes(s->nodes[2].r), 1);
+	ck_assert_int_eq(follow(s, 0, mac[2], &i), -1);
+	ck_assert_int_eq(follow(s, 2, mac[0], &i), -1);
+	ck_assert_int_eq(follow(s, 0, mac[1], &i), 1);
+	ck_assert_int_eq(follow(s, 2, mac[1], &i), 1);
+	ck_assert_int_eq(follow(s, 1, mac[0], &i), 0);
+	ck_assert_int_eq(follow(s, 1, mac[2], &i), 2);
+	show_nodes_field(s, 0, "n0002", 5, f, sizeof(f));
+	ck_assert_str_eq(f, "no");
+	show_nodes_field(s, 0, "n0001", 5, f, sizeof(f));
+	ck_assert_str_eq(f, "yes");
+	show_nodes_field(s, 1, "n0002", 5, f, sizeof(f));
+	ck_assert_str_eq(f, "yes");
+	/* Each end broadcasts to n1 and n1 to both; no frame goes across. */
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[0].fwd,
+	    FWD_LINK, "n0001")), 1);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[1].fwd,
+	    FWD_LINK, "n0000")), 1);
+	ck_assert_int_eq(fwd_port_flood(fwd_port_find(s->nodes[1].fwd,
+	    FWD_LINK, "n0002")), 1);
+	sim_free(s);
+}
+END_TEST
+
+/*
+ * A ring of 8 with n2 and n5 saying relay no: no path passes through
+ * either, and two nodes reach each other exactly when an arc between them
+ * has neither inside it.
+ */
+START_TEST(relay_no_ring)
+{
+	unsigned int	 i, k, j;
+	int		 norelay[8] = { 0, 0, 1, 0, 0, 1, 0, 0 }, cw, ccw;
+	struct sim	*s = sim_new(8, 0);
+	uint8_t		 mac[6];
+
+	set_relay(s, 2, 0);
+	set_relay(s, 5, 0);
+	for (i = 0; i < 8; i++)
+		sim_link(s, i, (i + 1) % 8, 1);
+	for (i = 0; i < 8; i++) {
+		mac_of(i, mac);
+		guest_speaks(s, i, mac);
+	}
+	sim_run(s, 3000);
+	for (i = 0; i < 8; i++)
+		for (k = 0; k < 8; k++) {
+			cw = ccw = 1;
+			for (j = (i + 1) % 8; j != k; j = (j + 1) % 8)
+				cw &= !norelay[j];
+			for (j = (i + 7) % 8; j != k; j = (j + 7) % 8)
+				ccw &= !norelay[j];
+			mac_of(k, mac);
+			ck_assert_int_eq(follow_no_transit(s, i, mac, norelay),
+			    i == k || cw || ccw ? (int)k : -1);
+		}
+	sim_free(s);
+}
+END_TEST
+
 START_TEST(scale)
 {
 	unsigned int	 n = getenv("SIM_NODES") ? (unsigned int)atoi(getenv("SIM_NODES")) : 1000, *owner;
@@ -1794,6 +2040,9 @@ main(void)
 	tcase_add_test(tc, restart_lower_seq);
 	tcase_add_test(tc, lost_and_duplicated);
 	tcase_add_test(tc, segment_forwarder);
+	tcase_add_test(tc, relay_no_transit);
+	tcase_add_test(tc, relay_no_line);
+	tcase_add_test(tc, relay_no_ring);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("shortcuts");
 	tcase_set_timeout(tc, 120);

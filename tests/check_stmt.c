@@ -63,6 +63,8 @@ static const struct {
 	{ "learn no",				"learn no" },
 	{ "offload yes",			"offload yes" },
 	{ "offload no",				"offload no" },
+	{ "relay yes",				"relay yes" },
+	{ "relay no",				"relay no" },
 	{ "routing auto",			"routing auto" },
 	{ "routing static",			"routing static" },
 	{ "routing auto refresh 05",		"routing auto refresh 5" },
@@ -271,6 +273,7 @@ static const struct {
 	{ "learn no",				STMT_LEARN,	STMT_OP_SET },
 	{ "offload no",				STMT_OFFLOAD,	STMT_OP_SET },
 	{ "threads yes",			STMT_THREADS,	STMT_OP_SET },
+	{ "relay no",				STMT_RELAY,	STMT_OP_SET },
 	{ "routing auto",			STMT_ROUTING,	STMT_OP_SET },
 	{ "advertise a:1",			STMT_ADVERTISE,	STMT_OP_SET },
 	{ "interface a tap",			STMT_INTERFACE,	STMT_OP_SET },
@@ -592,6 +595,9 @@ static const struct {
 	{ "learn YES",			7,
 	    "learn: invalid value 'YES' (expected yes or no)" },
 	{ "offload",			8, "offload: expected yes or no" },
+	{ "relay",			6, "relay: expected yes or no" },
+	{ "relay off",			7,
+	    "relay: invalid value 'off' (expected yes or no)" },
 	{ "threads maybe",		9,
 	    "threads: invalid value 'maybe' (expected yes or no)" },
 	{ "offload on",			9,
@@ -1698,6 +1704,7 @@ rnd_stmt(unsigned int *state, struct stmt *st)
 	case STMT_LEARN:
 	case STMT_OFFLOAD:
 	case STMT_THREADS:
+	case STMT_RELAY:
 		st->flag = (int)rnd(state, 2);
 		break;
 	case STMT_ROUTING:
