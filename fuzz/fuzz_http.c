@@ -3,7 +3,8 @@
  * and the JSON renderer of show replies.  A path either fails with a
  * reason or names something to answer; an API path always becomes a show
  * statement (the server must never run anything else) with a page of
- * 1..HTTP_LIMIT_MAX rows from an offset within HTTP_OFFSET_MAX.  Any reply lines
+ * 1..HTTP_LIMIT_MAX rows from an offset within HTTP_OFFSET_MAX, a traffic
+ * matrix of 1..STMT_TOP_MAX rows and columns.  Any reply lines
  * render to JSON without fault.
  */
 #include <stdint.h>
@@ -46,6 +47,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A page is never unbounded, and never empty by asking. */
 		if (t.limit == 0 || t.limit > HTTP_LIMIT_MAX ||
 		    t.offset > HTTP_OFFSET_MAX)
+			abort();
+		/* The matrix is never bigger than its bound asks. */
+		if (st.show == STMT_SHOW_TRAFFIC_MATRIX &&
+		    (st.num < 1 || st.num > STMT_TOP_MAX))
 			abort();
 	} else if (t.kind == HTTP_HISTORY) {
 		if (!stmt_valid_name(t.name))

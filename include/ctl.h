@@ -10,6 +10,8 @@
  *   ROW                         data rows, fields separated by TAB
  *   %message TEXT               detail for a person, such as each error of
  *                               a configuration file that reload refused
+ *   %skipped N                  N rows left out here (the status server
+ *                               asks for a page of the biggest tables)
  *   %end                        success
  *   %error MESSAGE              failure, the request changed nothing
  *

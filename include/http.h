@@ -41,6 +41,8 @@
 #define HTTP_SNDBUF		(128 << 10)	/* the kernel's share, per socket */
 #define HTTP_LIMIT_DEFAULT	1000	/* rows of an API answer */
 #define HTTP_LIMIT_MAX		10000
+/* /api/v1/traffic/matrix: every cell of the biggest, unless asked */
+#define HTTP_LIMIT_MATRIX	((STMT_TOP_MAX + 1) * (STMT_TOP_MAX + 1))
 #define HTTP_OFFSET_MAX		999999999
 #define HTTP_PATH_MAX		256
 
@@ -70,8 +72,10 @@ struct http_target {
  * Parses a request URI (path and query string) into what to answer.  Pure:
  * 0, or -1 with a reason in err (answered 404).  An API path takes
  * limit=1..HTTP_LIMIT_MAX (HTTP_LIMIT_DEFAULT without it) and
- * offset=0..HTTP_OFFSET_MAX, and /api/v1/traffic/topology threshold=0..1
- * too, each at most once, joined by '&'; other paths take no query.
+ * offset=0..HTTP_OFFSET_MAX, /api/v1/traffic/topology threshold=0..1
+ * too and /api/v1/traffic/matrix top=1..STMT_TOP_MAX (and the whole
+ * matrix, HTTP_LIMIT_MATRIX rows, without limit), each at most once,
+ * joined by '&'; other paths take no query.
  */
 int	 http_parse_target(const char *uri, size_t len, struct http_target *,
 	    char *err, size_t errlen);

@@ -185,10 +185,13 @@ enum stmt_show {
 	STMT_SHOW_TRAFFIC,
 	STMT_SHOW_TRAFFIC_NODES,
 	STMT_SHOW_TRAFFIC_TOPOLOGY,	/* num: threshold, permille */
+	STMT_SHOW_TRAFFIC_MATRIX,	/* num: rows and columns (1..64) */
 	STMT_SHOW_ADAPT,
 	STMT_SHOW_TLS,		/* certificates in use, and their expiry */
 };
 #define STMT_THRESHOLD_DEFAULT	100	/* permille */
+#define STMT_TOP_DEFAULT	32	/* show traffic matrix */
+#define STMT_TOP_MAX		64
 #define STMT_REFRESH_MAX	3600	/* s, routing auto refresh */
 
 /* Link options a statement gives (bits of stmt.lopts). */
@@ -340,6 +343,13 @@ struct stmt {
 	 * hole (shortcut.h); 0: any port.
 	 */
 	uint16_t		from_port;
+	/*
+	 * show, from the status server only, never parsed or printed: the
+	 * rows it will give (from win_offset, win_limit of them; 0: all).
+	 * A show that makes only those says so in "%skipped N" lines for
+	 * the rows before and after (ctl.h); the others make every row.
+	 */
+	size_t			win_offset, win_limit;
 	uint64_t		rate;			/* bit/s; 0: none */
 	enum stmt_aqm		aqm;
 	uint32_t		aqm_target;		/* us */

@@ -1422,6 +1422,7 @@ vnetd_show(struct vnetd *d, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC:
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC_MATRIX:
 	case STMT_SHOW_ADAPT:
 		break;		/* the control plane's alone */
 	case STMT_SHOW_TLS:

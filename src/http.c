@@ -134,22 +134,26 @@ http_query_num(const char *v, size_t n, size_t max, size_t *out)
 }
 
 /*
- * KEY=VALUE pairs joined by '&': limit and offset, and threshold where
- * thr is given (threshold=0..1, its digits copied for the command
- * language to judge).  Each at most once; nothing is percent-decoded.
+ * KEY=VALUE pairs joined by '&': limit (dflt without) and offset,
+ * threshold where thr is given (threshold=0..1, its digits copied for the
+ * command language to judge), and top where it is given (1..STMT_TOP_MAX,
+ * STMT_TOP_DEFAULT without).  Each at most once; nothing is
+ * percent-decoded.
  */
 static int
-http_query(const char *q, size_t len, struct http_target *t, char *thr,
-    size_t thrlen, char *err, size_t errlen)
+http_query(const char *q, size_t len, struct http_target *t, size_t dflt,
+    char *thr, size_t thrlen, size_t *top, char *err, size_t errlen)
 {
 	const char	*p, *amp, *eq;
 	size_t		 n, klen, vlen, i, seen = 0;
 	int		 dot;
 
-	t->limit = HTTP_LIMIT_DEFAULT;
+	t->limit = dflt;
 	t->offset = 0;
 	if (thr != NULL)
 		thr[0] = '\0';
+	if (top != NULL)
+		*top = STMT_TOP_DEFAULT;
 	for (p = q; len > 0; p += n + 1, len -= n + 1) {
 		amp = memchr(p, '&', len);
 		n = amp != NULL ? (size_t)(amp - p) : len;
@@ -194,6 +198,15 @@ http_query(const char *q, size_t len, struct http_target *t, char *thr,
 			}
 			memcpy(thr, eq + 1, vlen);
 			thr[vlen] = '\0';
+		} else if (top != NULL && klen == 3 &&
+		    memcmp(p, "top", 3) == 0 && !(seen & 8)) {
+			seen |= 8;
+			if (http_query_num(eq + 1, vlen, STMT_TOP_MAX,
+			    top) == -1 || *top == 0) {
+				snprintf(err, errlen, "bad top (1..%d)",
+				    STMT_TOP_MAX);
+				return -1;
+			}
 		} else {
 			snprintf(err, errlen, "unknown or repeated query");
 			return -1;
@@ -213,7 +226,7 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
     char *err, size_t errlen)
 {
 	const char	*q = NULL, *seg[5];
-	size_t		 qlen = 0, pathlen, seglen[5], nseg = 0, i, start;
+	size_t		 qlen = 0, pathlen, seglen[5], nseg = 0, i, start, top;
 	char		 thr[16];
 	const char	*path = uri;
 	struct stmt	 st;
@@ -273,8 +286,8 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	t->kind = HTTP_API;
 	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
 	    http_seg_is(seg[3], seglen[3], "topology")) {
-		if (http_query(q, qlen, t, thr, sizeof(thr), err,
-		    errlen) == -1)
+		if (http_query(q, qlen, t, HTTP_LIMIT_DEFAULT, thr,
+		    sizeof(thr), NULL, err, errlen) == -1)
 			return -1;
 		snprintf(t->line, sizeof(t->line), "show traffic topology%s%s",
 		    thr[0] != '\0' ? " " : "", thr);
@@ -283,6 +296,16 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 			snprintf(err, errlen, "bad threshold: %s", perr.msg);
 			return -1;
 		}
+		return 0;
+	}
+	/* The whole matrix unless asked: (STMT_TOP_MAX + 1)^2 rows at most. */
+	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
+	    http_seg_is(seg[3], seglen[3], "matrix")) {
+		if (http_query(q, qlen, t, HTTP_LIMIT_MATRIX, NULL, 0, &top,
+		    err, errlen) == -1)
+			return -1;
+		snprintf(t->line, sizeof(t->line), "show traffic matrix %zu",
+		    top);
 		return 0;
 	}
 	if (nseg == 5 && qlen != 0)
@@ -302,14 +325,16 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "traffic") &&
 	    http_seg_is(seg[3], seglen[3], "nodes")) {
 		snprintf(t->line, sizeof(t->line), "show traffic nodes");
-		return http_query(q, qlen, t, NULL, 0, err, errlen);
+		return http_query(q, qlen, t, HTTP_LIMIT_DEFAULT, NULL, 0,
+		    NULL, err, errlen);
 	}
 	if (nseg == 4 && http_seg_is(seg[2], seglen[2], "links")) {
 		if (!http_name_ok(seg[3], seglen[3]))
 			goto notfound;
 		snprintf(t->line, sizeof(t->line), "show link %.*s",
 		    (int)seglen[3], seg[3]);
-		return http_query(q, qlen, t, NULL, 0, err, errlen);
+		return http_query(q, qlen, t, HTTP_LIMIT_DEFAULT, NULL, 0,
+		    NULL, err, errlen);
 	}
 	if (nseg != 3)
 		goto notfound;
@@ -322,13 +347,15 @@ http_parse_target(const char *uri, size_t len, struct http_target *t,
 	/* Every counter: a program wants them all. */
 	if (http_seg_is(seg[2], seglen[2], "links")) {
 		snprintf(t->line, sizeof(t->line), "show links all");
-		return http_query(q, qlen, t, NULL, 0, err, errlen);
+		return http_query(q, qlen, t, HTTP_LIMIT_DEFAULT, NULL, 0,
+		    NULL, err, errlen);
 	}
 	for (i = 0; i < sizeof(http_verbs) / sizeof(http_verbs[0]); i++)
 		if (http_seg_is(seg[2], seglen[2], http_verbs[i])) {
 			snprintf(t->line, sizeof(t->line), "show %s",
 			    http_verbs[i]);
-			return http_query(q, qlen, t, NULL, 0, err, errlen);
+			return http_query(q, qlen, t, HTTP_LIMIT_DEFAULT,
+			    NULL, 0, NULL, err, errlen);
 		}
  notfound:
 	snprintf(err, errlen, "no such path");
@@ -370,15 +397,18 @@ http_render(struct evbuffer *reply, struct evbuffer *body)
 	return r;
 }
 
-/* Runs a show statement, as the control socket would, into reply. */
+/*
+ * Runs a show statement, as the control socket would, into reply; a show
+ * that can makes only the page asked for.
+ */
 static int
-http_show(struct vnetd *d, const char *line, struct evbuffer *reply,
-    char *err, size_t errlen)
+http_show(struct vnetd *d, const struct http_target *t,
+    struct evbuffer *reply, char *err, size_t errlen)
 {
 	struct stmt		 st;
 	struct stmt_error	 perr;
 
-	if (stmt_parse(line, &st, &perr) != 1) {
+	if (stmt_parse(t->line, &st, &perr) != 1) {
 		snprintf(err, errlen, "%s", perr.msg);
 		return -1;
 	}
@@ -389,6 +419,8 @@ http_show(struct vnetd *d, const char *line, struct evbuffer *reply,
 	}
 	if (st.show == STMT_SHOW_LINK)
 		return vnetd_show_link(d, st.name, reply, err, errlen);
+	st.win_offset = t->offset;
+	st.win_limit = t->limit;
 	vnetd_show(d, &st, reply);
 	return 0;
 }
@@ -425,9 +457,10 @@ http_index(struct evbuffer *b)
 		evbuffer_add_printf(b, "/api/v1/%s\n", http_verbs[i]);
 	evbuffer_add_printf(b, "/api/v1/links/NAME\n/api/v1/traffic/nodes\n"
 	    "/api/v1/traffic/topology[?threshold=0..1]\n"
+	    "/api/v1/traffic/matrix[?top=1..%d]\n"
 	    "(an API path takes ?limit=1..%d&offset=N, %d rows without; "
-	    "X-Total-Count says how many there are)\n", HTTP_LIMIT_MAX,
-	    HTTP_LIMIT_DEFAULT);
+	    "X-Total-Count says how many there are)\n", STMT_TOP_MAX,
+	    HTTP_LIMIT_MAX, HTTP_LIMIT_DEFAULT);
 	evbuffer_add_printf(b,
 	    "/api/v1/history/links/NAME\n/api/v1/history/interfaces/NAME\n");
 }
@@ -449,7 +482,8 @@ http_error(struct evhttp_request *req, int code, const char *reason,
 
 /*
  * The rows from offset, at most limit of them and HTTP_PAGE_MAX bytes,
- * moved from reply to page with the table heads; total counts them all.
+ * moved from reply to page with the table heads; total counts them all,
+ * those a show left out ("%skipped N") too.
  */
 static size_t
 http_select(struct evbuffer *reply, struct evbuffer *page, size_t offset,
@@ -465,7 +499,8 @@ http_select(struct evbuffer *reply, struct evbuffer *page, size_t offset,
 			if (strncmp(line, "%columns ", 9) == 0) {
 				evbuffer_add(page, line, n);
 				evbuffer_add(page, "\n", 1);
-			}
+			} else if (strncmp(line, "%skipped ", 9) == 0)
+				*total += strtoul(line + 9, NULL, 10);
 		} else {
 			if (*total >= offset && given < limit && !full &&
 			    evbuffer_get_length(page) + n + 1 > HTTP_PAGE_MAX)
@@ -681,7 +716,7 @@ http_request(struct evhttp_request *req, void *arg)
 		evhttp_add_header(hdr, "Content-Type", "application/json");
 		break;
 	case HTTP_API:
-		if (http_show(h->d, t.line, reply, err, sizeof(err)) == -1) {
+		if (http_show(h->d, &t, reply, err, sizeof(err)) == -1) {
 			http_error(req, 404, "Not Found", err);
 			goto done;
 		}

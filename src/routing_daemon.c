@@ -683,6 +683,7 @@ rd_mod_show(void *arg, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC:
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC_MATRIX:
 	case STMT_SHOW_ADAPT:
 		routing_show(rd->r, st, out);
 		break;

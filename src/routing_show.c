@@ -17,6 +17,7 @@
 #include "routing_impl.h"
 #include "shortcut.h"
 #include "spf.h"
+#include "tmatrix.h"
 #include "traffic.h"
 
 
@@ -134,9 +135,9 @@ trow_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Our rows and those reported to us: every node's guest pairs. */
+/* Our rows and those reported to us: every node's guest pairs (sorted). */
 static size_t
-collect(struct routing *r, struct trow **rows)
+collect(struct routing *r, struct trow **rows, int sorted)
 {
 	struct node_row	 own[NODE_ROWS_MAX];
 	const struct routing_report *rp;
@@ -160,27 +161,93 @@ collect(struct routing *r, struct trow **rows)
 			t[n++].row = rp->rows[k];
 		}
 	}
-	qsort(t, n, sizeof(*t), trow_cmp);
+	if (sorted)
+		qsort(t, n, sizeof(*t), trow_cmp);
 	*rows = t;
 	return n;
 }
 
 static void
-show_traffic(struct routing *r, struct evbuffer *out)
+trow_swap(struct trow *a, struct trow *b)
+{
+	struct trow	 x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/*
+ * The k heaviest rows of t first, in no order (a quickselect; three ways,
+ * as many rows weigh the same): O(n) rather than a sort's O(n log n).
+ * Rows chosen to defeat the pivot get the sort after 2 log2(n) rounds.
+ */
+static void
+trow_select(struct trow *t, size_t n, size_t k)
+{
+	size_t		 lo = 0, hi = n, lt, gt, i, rounds = 0, m;
+	struct trow	 pivot;
+	int		 c;
+
+	for (m = n; m > 1; m >>= 1)
+		rounds += 2;
+	while (hi - lo > 1 && k > lo && k < hi) {
+		if (rounds-- == 0) {
+			qsort(t + lo, hi - lo, sizeof(*t), trow_cmp);
+			return;
+		}
+		pivot = t[lo + (hi - lo) / 2];
+		lt = lo;
+		gt = hi;
+		for (i = lo; i < gt;) {
+			if ((c = trow_cmp(&t[i], &pivot)) < 0)
+				trow_swap(&t[lt++], &t[i++]);
+			else if (c > 0)
+				trow_swap(&t[i], &t[--gt]);
+			else
+				i++;
+		}
+		/* [lo, lt) heavier, [lt, gt) the pivot's, [gt, hi) lighter */
+		if (k <= lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			break;
+	}
+}
+
+/*
+ * Heaviest first.  Asked for a page (st->win_limit), only its rows are
+ * picked out, sorted and written: the work is that of the page, and a
+ * copy of the rows, whatever the size of the table.
+ */
+static void
+show_traffic(struct routing *r, const struct stmt *st, struct evbuffer *out)
 {
 	struct trow	*t;
-	size_t		 i, n;
+	size_t		 i, n, from = 0, to;
 	char		 a[ETHER_ADDR_STRLEN], b[ETHER_ADDR_STRLEN];
 
 	evbuffer_add_printf(out, "%%columns src\tdst\tnode\tbytes\tframes\t"
 	    "rate1\trate10\n");
-	n = collect(r, &t);
-	for (i = 0; i < n; i++) {
+	n = collect(r, &t, st->win_limit == 0);
+	to = n;
+	if (st->win_limit != 0) {
+		from = st->win_offset < n ? st->win_offset : n;
+		to = n - from > st->win_limit ? from + st->win_limit : n;
+		trow_select(t, n, to);
+		trow_select(t, to, from);
+		qsort(t + from, to - from, sizeof(*t), trow_cmp);
+		evbuffer_add_printf(out, "%%skipped %zu\n", from);
+	}
+	for (i = from; i < to; i++) {
 		evbuffer_add_printf(out, "%s\t%s\t%s",
 		    ether_format(t[i].row.src, a),
 		    ether_format(t[i].row.dst, b), t[i].node);
 		show_rate(out, &t[i].row.r);
 	}
+	if (st->win_limit != 0)
+		evbuffer_add_printf(out, "%%skipped %zu\n", n - to);
 	free(t);
 }
 
@@ -227,7 +294,7 @@ show_traffic_topology(struct routing *r, unsigned int permille,
 
 	evbuffer_add_printf(out, "%%columns src\tdst\tweight\tbytes\t"
 	    "rate10\n");
-	n = collect(r, &t);
+	n = collect(r, &t, 1);
 	for (i = 0; i < n; i++)
 		if (!ether_is_multicast(t[i].row.dst) &&
 		    t[i].row.r.bytes > top)
@@ -246,6 +313,73 @@ show_traffic_topology(struct routing *r, unsigned int permille,
 	free(t);
 }
 
+static void
+show_label(struct evbuffer *out, const struct tmatrix_label *l)
+{
+	static const char *const kinds[] = { "mac", "node", "rest" };
+	char	 a[ETHER_ADDR_STRLEN];
+
+	evbuffer_add_printf(out, "%s\t%s\t%s\t", l->kind == TMATRIX_MAC ?
+	    ether_format(l->mac, a) : l->kind == TMATRIX_NODE ? l->node :
+	    "rest", kinds[l->kind], l->node[0] != '\0' ? l->node : "-");
+}
+
+/*
+ * The matrix the status page draws: at most top + 1 rows and columns
+ * (tmatrix.h), each guest behind the node that reported its pairs, each
+ * destination behind the node that claims it.
+ */
+static void
+show_traffic_matrix(struct routing *r, unsigned int top,
+    struct evbuffer *out)
+{
+	struct trow		*t;
+	struct tmatrix_pair	*p;
+	struct tmatrix		*m;
+	const struct routing_rmac *rm;
+	const struct tmatrix_cell *c;
+	size_t			 i, j, n;
+
+	evbuffer_add_printf(out, "%%columns src\tsrc_kind\tsrc_node\tdst\t"
+	    "dst_kind\tdst_node\tbytes\tframes\trate1\trate10\n");
+	n = collect(r, &t, 0);
+	if ((p = calloc(n + 1, sizeof(*p))) == NULL) {
+		free(t);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(p[i].src, t[i].row.src, ETHER_ADDR_LEN);
+		memcpy(p[i].dst, t[i].row.dst, ETHER_ADDR_LEN);
+		snprintf(p[i].src_node, sizeof(p[i].src_node), "%s",
+		    t[i].node);
+		if ((rm = routing_mac_remote(r, t[i].row.dst)) != NULL)
+			snprintf(p[i].dst_node, sizeof(p[i].dst_node), "%s",
+			    rm->owner);
+		else if (routing_mac_local(r, t[i].row.dst) != NULL)
+			snprintf(p[i].dst_node, sizeof(p[i].dst_node), "%s",
+			    r->node);
+		p[i].r = t[i].row.r;
+	}
+	free(t);
+	m = tmatrix_build(p, n, top);
+	free(p);
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nrows; i++)
+		for (j = 0; j < m->ncols; j++) {
+			if ((c = tmatrix_at(m, i, j)) == NULL)
+				continue;
+			show_label(out, &m->rows[i]);
+			show_label(out, &m->cols[j]);
+			evbuffer_add_printf(out, "%llu\t%llu\t%llu\t%llu\n",
+			    (unsigned long long)c->bytes,
+			    (unsigned long long)c->frames,
+			    (unsigned long long)c->rate1 * 8,
+			    (unsigned long long)c->rate10 * 8);
+		}
+	tmatrix_free(m);
+}
+
 void
 routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 {
@@ -258,6 +392,7 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_TRAFFIC:
 	case STMT_SHOW_TRAFFIC_NODES:
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
+	case STMT_SHOW_TRAFFIC_MATRIX:
 		routing_traffic_interest(r);
 		break;
 	default:
@@ -271,13 +406,16 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 		show_topology(r, out);
 		break;
 	case STMT_SHOW_TRAFFIC:
-		show_traffic(r, out);
+		show_traffic(r, st, out);
 		break;
 	case STMT_SHOW_TRAFFIC_NODES:
 		show_traffic_nodes(r, out);
 		break;
 	case STMT_SHOW_TRAFFIC_TOPOLOGY:
 		show_traffic_topology(r, st->num, out);
+		break;
+	case STMT_SHOW_TRAFFIC_MATRIX:
+		show_traffic_matrix(r, st->num, out);
 		break;
 	case STMT_SHOW_ADAPT:
 		shortcut_show(r, out);

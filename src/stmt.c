@@ -210,7 +210,7 @@ static const struct show_word show_words[] = {
 	{ "vcc",	STMT_SHOW_VCC,		"" },
 	{ "nodes",	STMT_SHOW_NODES,	"" },
 	{ "topology",	STMT_SHOW_TOPOLOGY,	"" },
-	{ "traffic",	STMT_SHOW_TRAFFIC,	"[nodes|topology [THRESHOLD]]" },
+	{ "traffic",	STMT_SHOW_TRAFFIC,	"[nodes|topology [THRESHOLD]|matrix [TOP]]" },
 	{ "adapt",	STMT_SHOW_ADAPT,	"" },
 	{ "tls",	STMT_SHOW_TLS,		"" },
 };
@@ -1625,7 +1625,10 @@ parse_fraction(const char *s, unsigned int *permille)
 	return 0;
 }
 
-/* show traffic nodes | show traffic topology [THRESHOLD] */
+/*
+ * show traffic nodes | show traffic topology [THRESHOLD] |
+ * show traffic matrix [TOP]
+ */
 static int
 show_traffic_args(struct parser *p, struct stmt *st)
 {
@@ -1636,9 +1639,23 @@ show_traffic_args(struct parser *p, struct stmt *st)
 		st->show = STMT_SHOW_TRAFFIC_NODES;
 		return end(p, 3);
 	}
+	if (strcmp(t->s, "matrix") == 0) {
+		st->show = STMT_SHOW_TRAFFIC_MATRIX;
+		st->num = STMT_TOP_DEFAULT;
+		if (p->ntok > 3) {
+			t = &p->tok[3];
+			if (parse_uint(t->s, STMT_TOP_MAX, &st->num) == -1 ||
+			    st->num == 0)
+				return fail(p, t->col, "invalid size '%s' "
+				    "(1..%d rows and columns)", show(b, t->s),
+				    STMT_TOP_MAX);
+			return end(p, 4);
+		}
+		return 0;
+	}
 	if (strcmp(t->s, "topology") != 0)
-		return fail(p, t->col, "expected nodes or topology, not '%s'",
-		    show(b, t->s));
+		return fail(p, t->col, "expected nodes, topology or matrix, "
+		    "not '%s'", show(b, t->s));
 	st->show = STMT_SHOW_TRAFFIC_TOPOLOGY;
 	st->num = STMT_THRESHOLD_DEFAULT;
 	if (p->ntok > 3) {
@@ -2371,6 +2388,9 @@ stmt_print(const struct stmt *st, char *buf, size_t len)
 		if (st->show == STMT_SHOW_TRAFFIC_TOPOLOGY)
 			return snprintf(buf, len, "%s traffic topology %u.%03u",
 			    kw, st->num / 1000, st->num % 1000);
+		if (st->show == STMT_SHOW_TRAFFIC_MATRIX)
+			return snprintf(buf, len, "%s traffic matrix %u", kw,
+			    st->num);
 		if ((w = show_name(st->show)) == NULL)
 			goto bad;
 		if (st->show == STMT_SHOW_LINK)
@@ -2611,7 +2631,8 @@ stmt_equal(const struct stmt *a, const struct stmt *b)
 	case STMT_SHOW:
 		return a->show == b->show && (a->show != STMT_SHOW_LINK ||
 		    strcmp(a->name, b->name) == 0) &&
-		    (a->show != STMT_SHOW_TRAFFIC_TOPOLOGY || a->num == b->num);
+		    ((a->show != STMT_SHOW_TRAFFIC_TOPOLOGY &&
+		    a->show != STMT_SHOW_TRAFFIC_MATRIX) || a->num == b->num);
 	case STMT_RELOAD:
 		return a->flag == b->flag;
 	case STMT_SAVE:

@@ -174,8 +174,9 @@ START_TEST(show_completes_what_the_parser_takes)
 	ck_assert(has(&ws, "adapt"));
 	ws.n = 0;
 	verb_complete(2, argv, collect, &ws);
-	ck_assert_uint_eq(ws.n, 2);
-	ck_assert(has(&ws, "nodes") && has(&ws, "topology"));
+	ck_assert_uint_eq(ws.n, 3);
+	ck_assert(has(&ws, "nodes") && has(&ws, "topology") &&
+	    has(&ws, "matrix"));
 	ws.n = 0;
 	argv[1] = "link";
 	verb_complete(2, argv, collect, &ws);

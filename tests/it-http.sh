@@ -87,7 +87,7 @@ vctl proxy show config | grep -qxF "http $(addr proxy):$HP allow $(addr host1)/3
 
 say "every endpoint parses and agrees with vnetctl -j"
 for v in "links all" routes interfaces macs stats flows vcc nodes topology traffic \
-	"traffic nodes" "traffic topology" "link host1"; do
+	"traffic nodes" "traffic topology" "traffic matrix" "link host1"; do
 	p=${v// //}
 	[[ $v == "link host1" ]] && p=links/host1
 	[[ $v == "links all" ]] && p=links
@@ -103,8 +103,37 @@ for v in "links all" routes interfaces macs stats flows vcc nodes topology traff
 		fail "/api/v1/$p and vnetctl -j show $v differ: $out ($(head -c 300 "$TMPD/api.json"))"
 	say "/api/v1/$p: $out"
 done
+say "the page's matrix: top=1 sums every pair into at most 2 rows and columns"
+# The sums of the cut matrix are those of the whole table (read again until
+# no record arrives between the two reads), and a page of /api/v1/traffic
+# counts every row, made or not.
+matrix_sums() {
+	get host1 "/api/v1/traffic/matrix?top=1" >"$TMPD/m.json" &&
+	get host1 "/api/v1/traffic?limit=1&offset=1" -D "$TMPD/th.txt" >"$TMPD/t1.json" &&
+	get host1 /api/v1/traffic >"$TMPD/t.json" &&
+	out=$(python3 - "$TMPD/m.json" "$TMPD/t.json" "$TMPD/t1.json" "$TMPD/th.txt" <<'PY'
+import json, sys
+m, t, t1 = (json.load(open(f)) for f in sys.argv[1:4])
+h = {k.strip().lower(): v.strip() for k, v in
+     (l.split(":", 1) for l in open(sys.argv[4]) if ":" in l)}
+rows = {(c["src_kind"], c["src"]) for c in m}
+cols = {(c["dst_kind"], c["dst"]) for c in m}
+s = lambda rs, k: sum(r[k] for r in rs)
+print("%d pairs in %d cells, %d rows x %d columns, %d bytes; offset 1, limit 1: %s row of %s"
+      % (len(t), len(m), len(rows), len(cols), s(m, "bytes"), h.get("x-count"), h.get("x-total-count")))
+ok = len(t) >= 2 and len(rows) <= 2 and len(cols) <= 2 and \
+    all(s(m, k) == s(t, k) for k in ("bytes", "frames", "rate10")) and \
+    int(h["x-total-count"]) == len(t) and int(h["x-count"]) == len(t1) == 1 and \
+    t1[0]["bytes"] == t[1]["bytes"]
+sys.exit(0 if ok else 1)
+PY
+)
+}
+wait_for 10 matrix_sums || fail "the matrix does not sum the traffic table: $out"
+say "$out"
 for p in /api/v1/config /api/v1/links/nosuch /api/v1/reload /../etc/passwd \
-	"/api/v1/links?x=1"; do
+	"/api/v1/links?x=1" "/api/v1/traffic/matrix?top=0" "/api/v1/traffic/matrix?top=65" \
+	"/api/v1/traffic/matrix?top=1&top=2" "/api/v1/traffic?top=3"; do
 	c=$(code host1 "$p") || true
 	[[ $c == 404 ]] || fail "GET $p answered $c, not 404"
 done
