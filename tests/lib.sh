@@ -202,26 +202,15 @@ node_add() {
 	NODE_ADDR[$name]="10.66.0.$idx"
 }
 
-# nat_host_add NAME IDX NET: a namespace for a daemon behind its own NAT
-# box: the box (namespace nat-NAME) is on the underlay as 10.66.0.IDX and
-# masquerades NET.0/24 behind it (iptables MASQUERADE; only established and
-# related traffic forwarded in or taken, as a home router does); the daemon's
-# namespace has NET.2, its default route via the box's NET.1.  With a
-# fourth word "symmetric" the box gives every flow a random port of its
-# own (MASQUERADE --random-fully), as a symmetric NAT does.
-nat_host_add() {
-	local name=$1 idx=$2 net=$3 box h random=()
-	[[ ${4:-} == symmetric ]] && random=(--random-fully)
-	node_add "nat-$name" "$idx"
-	box=$(ns "nat-$name")
-	mkns "$name"
-	h=$(ns "$name")
-	ip -n "$box" link add i0 type veth peer name u0 netns "$h"
-	ip -n "$box" addr add "$net.1/24" dev i0
-	ip -n "$box" link set i0 up
-	ip -n "$h" addr add "$net.2/24" dev u0
-	ip -n "$h" link set u0 up
-	ip -n "$h" route add default via "$net.1"
+# nat_box_rules BOX [symmetric]: BOX (a namespace with u0 outside, i0
+# inside) as a NAT box: it forwards and masquerades what leaves by u0
+# (iptables MASQUERADE, which keeps the source port while it is free), and
+# lets in or takes from u0 only established and related traffic, as a home
+# router does.  With "symmetric" every flow gets a random port of its own
+# (MASQUERADE --random-fully), as a symmetric NAT does.
+nat_box_rules() {
+	local box=$1 random=()
+	[[ ${2:-} == symmetric ]] && random=(--random-fully)
 	ip netns exec "$box" sysctl -qw net.ipv4.ip_forward=1
 	ip netns exec "$box" iptables -t nat -A POSTROUTING -o u0 -j MASQUERADE "${random[@]}"
 	ip netns exec "$box" iptables -P FORWARD DROP
@@ -232,7 +221,46 @@ nat_host_add() {
 	ip netns exec "$box" iptables -A INPUT -i u0 \
 		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
 	ip netns exec "$box" iptables -A INPUT -i u0 -j DROP
-	NODE_ADDR[$name]="$net.2"
+}
+
+# nat_inside BOX NAME GW ADDR PLEN [symmetric]: namespace NAME (made
+# here) behind the NAT box BOX (a namespace name): a veth i0 (BOX, GW) to
+# u0 (NAME, ADDR), both /PLEN, NAME's default route via GW, and BOX's NAT
+# rules (nat_box_rules).
+nat_inside() {
+	local box=$1 name=$2 gw=$3 a=$4 plen=$5 h
+	mkns "$name"
+	h=$(ns "$name")
+	ip -n "$box" link add i0 type veth peer name u0 netns "$h"
+	ip -n "$box" addr add "$gw/$plen" dev i0
+	ip -n "$box" link set i0 up
+	ip -n "$h" addr add "$a/$plen" dev u0
+	ip -n "$h" link set u0 up
+	ip -n "$h" route add default via "$gw"
+	nat_box_rules "$box" "${6:-}"
+}
+
+# nat_host_add NAME IDX NET [symmetric]: a namespace for a daemon behind
+# its own NAT box: the box (namespace nat-NAME) is on the underlay as
+# 10.66.0.IDX and masquerades NET.0/24 behind it (nat_box_rules); the
+# daemon's namespace has NET.2, its default route via the box's NET.1.
+nat_host_add() {
+	node_add "nat-$1" "$2"
+	nat_inside "$(ns "nat-$1")" "$1" "$3.1" "$3.2" 24 "${4:-}"
+	NODE_ADDR[$1]="$3.2"
+}
+
+# nat2_host_add NAME IDX NET: a namespace for a daemon behind two NAT boxes
+# in a row, a home router behind a carrier-grade NAT: the carrier's box
+# (namespace nat-NAME) is on the underlay as 10.66.0.IDX and masquerades
+# its shared address space (100.64.0.0/10, RFC 6598) behind it; the home
+# router (namespace home-NAME) has 100.64.0.2 there and masquerades NET.0/24
+# behind it; the daemon's namespace has NET.2, its default route via NET.1.
+nat2_host_add() {
+	node_add "nat-$1" "$2"
+	nat_inside "$(ns "nat-$1")" "home-$1" 100.64.0.1 100.64.0.2 10
+	nat_inside "$(ns "home-$1")" "$1" "$3.1" "$3.2" 24
+	NODE_ADDR[$1]="$3.2"
 }
 
 # addr NAME: the underlay address of node NAME.
