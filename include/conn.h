@@ -185,6 +185,12 @@ struct conn {
 	 * address pair a hole is punched again on.
 	 */
 	int			 dead;
+	/*
+	 * A punched pair (a shortcut through both ends' NATs): the peer's
+	 * address is its NAT's binding, which both ends' datagrams go to at
+	 * once (udp.h) as both ends' SYNs did.
+	 */
+	int			 punched;
 	const char		*fail;		/* why, when it must close */
 	char			 fail_buf[160];	/* fail, when composed */
 };
@@ -288,9 +294,12 @@ int		 conn_connect_from(struct conn *, const char *host,
 		    uint16_t port, uint16_t lport);
 /* A socket bound to lport of family as conn_connect_from() makes it. */
 int		 conn_socket_from(int family, uint16_t lport);
-/* An accepted connection (over TLS or not): starts its handshake. */
+/*
+ * An accepted connection (over TLS or not): starts its handshake.  punched:
+ * the far end of a hole punched toward a peer's NAT, taken as accepted.
+ */
 void		 conn_accept(struct conns *, int fd, const struct sockaddr *,
-		    int socklen, int tls);
+		    int socklen, int tls, int punched);
 /*
  * Closes a connection.  Detached first from its link (which may redial).  An
  * established one is told why with a BYE, flushed within a second.  bad:

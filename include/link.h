@@ -239,9 +239,20 @@ void		 link_options(struct links *, const char *name,
  */
 void		 link_refusal_add(struct links *, const char *peer,
 		    const char *node, const char *why);
-/* An accepted connection (over TLS or not) for the links. */
+/*
+ * How a shortcut's frames go (dialled by this node or by the peer named
+ * name): the transport a `link` or `set-link` statement gave that name,
+ * else auto if a link this node dials by its own `link` statement says
+ * auto or udp, else tcp.
+ */
+enum stmt_transport links_shortcut_transport(struct links *,
+		    const char *name);
+/*
+ * An accepted connection (over TLS or not) for the links; punched: a hole
+ * punched toward a peer's NAT (conn.h).
+ */
 void		 links_accept(struct links *, int fd, const struct sockaddr *,
-		    int socklen, int tls);
+		    int socklen, int tls, int punched);
 /*
  * A listener's address came or went: datagrams are taken there too (a
  * link's datagram path, `transport udp|auto`, udp.h).

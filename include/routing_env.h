@@ -83,6 +83,11 @@ struct routing_env {
 	/* 1 if links are to be dialled over TLS. */
 	int		 (*tls)(void *arg);
 	/*
+	 * 1 if a shortcut to peer is to carry its frames by datagrams
+	 * (`transport auto`, link.h links_shortcut_transport()); NULL: never.
+	 */
+	int		 (*dgram)(void *arg, const char *peer);
+	/*
 	 * The TLS context as it is now (reloads replace it), whose key signs
 	 * our records and whose CA store checks others'; NULL (or no such
 	 * function): a plain network, records unsigned and taken unchecked.

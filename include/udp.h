@@ -21,7 +21,12 @@
  * the label "EXPORTER-vnet-datagram", the context naming the direction,
  * the epoch and both indices, so that no two paths ever share a key) and
  * the side that dialled starts probing the other's address at the offered
- * port.  The side that was dialled learns where its peer is from the first
+ * port.  Over a punched pair (conn.h: a shortcut through both ends' NATs)
+ * both sides start at once, each to the connection's far end as it is (the
+ * other's NAT binding, its seen-udp candidate, that the pair was punched
+ * on) from the socket on the connection's own port: each NAT takes the
+ * other's datagrams as answers to its own, as it took the SYNs.  Otherwise
+ * the side that was dialled learns where its peer is from the first
  * datagram that authenticates, and follows it when an authenticated one
  * comes from elsewhere (a NAT rebinding, a roaming peer); a datagram that
  * does not authenticate is counted and dropped, never answered.

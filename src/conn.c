@@ -858,7 +858,7 @@ conn_pending_from(struct conns *cs, const char *host)
 
 void
 conn_accept(struct conns *cs, int fd, const struct sockaddr *sa,
-    int socklen, int tls)
+    int socklen, int tls, int punched)
 {
 	struct conn	*c;
 	char		 host[INET6_ADDRSTRLEN];
@@ -914,6 +914,7 @@ conn_accept(struct conns *cs, int fd, const struct sockaddr *sa,
 		evutil_closesocket(fd);
 		return;
 	}
+	c->punched = punched;
 	snprintf(c->from, sizeof(c->from), "%s", host);
 	snprintf(c->peer, sizeof(c->peer), sa->sa_family == AF_INET6 ?
 	    "[%s]:%u" : "%s:%u", host, port);

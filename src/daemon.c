@@ -97,7 +97,7 @@ daemon_accept(void *arg, int fd, const struct sockaddr *sa, int socklen,
 {
 	struct vnetd	*d = arg;
 
-	links_accept(&d->links, fd, sa, socklen, tls);
+	links_accept(&d->links, fd, sa, socklen, tls, 0);
 }
 
 static void

@@ -562,6 +562,7 @@ link_dial(struct link *l)
 		return;
 	}
 	l->dialing = c;
+	c->punched = l->from_port != 0;
 	if (lks->hooks.shortcut != NULL &&
 	    lks->hooks.shortcut(lks->hooks.arg, l))
 		c->hello_extra = WIRE_CAP_SHORTCUT;
@@ -701,13 +702,42 @@ link_conn_join(void *arg, struct conn *c)
 	return 0;
 }
 
+/*
+ * A shortcut's transport (link.h): what a `link` or `set-link` statement
+ * said for its name, else auto if a link this node dials by its own
+ * statement asks for datagrams, else tcp.
+ */
+enum stmt_transport
+links_shortcut_transport(struct links *lks, const char *name)
+{
+	struct sched_optent	*e;
+	struct link		*l;
+
+	if ((e = sched_optlist_find(&lks->opts, name)) != NULL)
+		return e->opts.transport;
+	TAILQ_FOREACH(l, &lks->list, entry)
+		if (l->configured && l->sched.opts.transport !=
+		    STMT_TRANSPORT_TCP && (lks->hooks.shortcut == NULL ||
+		    !lks->hooks.shortcut(lks->hooks.arg, l)))
+			return STMT_TRANSPORT_AUTO;
+	return STMT_TRANSPORT_TCP;
+}
+
 /* c, joined, is up: so is its link. */
 static void
 link_conn_established(void *arg, struct conn *c)
 {
-	struct link	*l = c->link;
-	char		 desc[128];
+	struct link		*l = c->link;
+	struct sched_opts	 o;
+	char			 desc[128];
 
+	/* The peer's shortcut: its transport by the same rule as ours. */
+	if (!c->outgoing && (c->hello.caps & WIRE_CAP_SHORTCUT) &&
+	    !l->configured) {
+		o = l->sched.opts;
+		o.transport = links_shortcut_transport(l->lks, l->name);
+		sched_set_opts(&l->sched, &o, clock_now_us());
+	}
 	if (l->sched.opts.congestion[0] != '\0')
 		link_congestion_set(l, c, l->sched.opts.congestion);
 	if (c->io->describe(c, desc, sizeof(desc)) == 0)
@@ -1277,9 +1307,9 @@ links_free(struct links *lks)
 
 void
 links_accept(struct links *lks, int fd, const struct sockaddr *sa,
-    int socklen, int tls)
+    int socklen, int tls, int punched)
 {
-	conn_accept(&lks->conns, fd, sa, socklen, tls);
+	conn_accept(&lks->conns, fd, sa, socklen, tls, punched);
 }
 
 /*

@@ -350,7 +350,7 @@ rd_punch_cb(evutil_socket_t fd, short ev, void *arg)
 	p->fd = -1;
 	punch_end(&rd->holes, (int)(p - rd->punch));
 	links_accept(&rd->d->links, fd, (struct sockaddr *)&p->to,
-	    (int)p->tolen, rd->d->tls_cert[0] != '\0');
+	    (int)p->tolen, rd->d->tls_cert[0] != '\0', 1);
 }
 
 static void
@@ -455,6 +455,15 @@ rd_tls(void *arg)
 	struct routing_daemon	*rd = arg;
 
 	return rd->d->tls_cert[0] != '\0';
+}
+
+static int
+rd_dgram(void *arg, const char *peer)
+{
+	struct routing_daemon	*rd = arg;
+
+	return links_shortcut_transport(&rd->d->links, peer) !=
+	    STMT_TRANSPORT_TCP;
 }
 
 static struct ssl_ctx_st *
@@ -770,7 +779,7 @@ routing_daemon_add(struct vnetd *d)
 		.ifaces = rd_ifaces, .addrs = rd_addrs, .cands = rd_cands,
 		.punch = rd_punch, .dial = rd_dial,
 		.configured = rd_configured, .apply = rd_apply, .tls = rd_tls,
-		.tls_ctx = rd_tls_ctx, .segments = rd_segments,
+		.dgram = rd_dgram, .tls_ctx = rd_tls_ctx, .segments = rd_segments,
 		.segment_set = rd_segment_set, .announce = rd_announce,
 		.port_segment = rd_port_segment,
 	};

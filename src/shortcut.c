@@ -380,7 +380,7 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 	const struct adapt_peer *p = adapt_find(r->sc->adapt, peer);
 	struct stmt_error perr;
 	struct stmt	 st;
-	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 16], err[256];
+	char		 line[STMT_NAME_MAX + NODE_ADDR_MAX + 32], err[256];
 	const char	*addrs[NODE_ADDRS_MAX], *hole = punchable(r, rec);
 	const char	*kinds[NODE_ADDRS_MAX];
 	char		 cand[ADAPT_CAND_MAX];
@@ -425,8 +425,9 @@ dial(struct routing *r, const char *peer, const struct routing_topo *rec)
 		kinds[p->addr % n] = kinds[(p->addr + i) % n];
 	}
 	/* TLS with the usual checks unless this node runs without it. */
-	snprintf(line, sizeof(line), "link %s %s%s", peer,
-	    addrs[p->addr % n], tls ? " tls" : "");
+	snprintf(line, sizeof(line), "link %s %s%s%s", peer,
+	    addrs[p->addr % n], tls ? " tls" : "", r->env.dgram != NULL &&
+	    r->env.dgram(r->env.arg, peer) ? " transport auto" : "");
 	err[0] = '\0';
 	memset(&perr, 0, sizeof(perr));
 	ok = stmt_parse(line, &st, &perr) == 1;

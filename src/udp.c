@@ -1297,6 +1297,25 @@ udp_local_port(struct udp *u, struct conn *c, int *family)
 	return 0;
 }
 
+/*
+ * A punched pair's socket: the listener's on the connection's own port,
+ * the one whose binding the peer knows.  NULL: none.
+ */
+static struct udp_sock *
+udp_sock_punched(struct udp *u, struct conn *c)
+{
+	struct udp_sock	*s;
+	uint16_t	 port;
+	int		 family;
+
+	if ((port = (uint16_t)udp_local_port(u, c, &family)) == 0)
+		return NULL;
+	TAILQ_FOREACH(s, &u->socks, entry)
+		if (!s->own && s->family == family && s->port == port)
+			return s;
+	return NULL;
+}
+
 struct udp_path *
 udp_path_new(struct udp *u, struct conn *c, enum stmt_transport t,
     const struct udp_path_cbs *cbs, void *arg)
@@ -1416,6 +1435,7 @@ udp_path_offer(struct udp_path *p, const struct wire_dgram *d,
 	socklen_t		 len = sizeof(ss);
 	uint64_t		 now = p->u->now_ms();
 	int			 aead = p->c->io->aead(p->c);
+	char			 a[INET6_ADDRSTRLEN + 8];
 
 	if (d->kind == 0) {
 		log_info("link %s: the peer withdrew its datagram offer",
@@ -1448,12 +1468,25 @@ udp_path_offer(struct udp_path *p, const struct wire_dgram *d,
 	p->keyed = 1;
 	p->peerlen = 0;
 	p->sock = NULL;
-	/* The side that dialled sends first, to the address it dialled. */
-	if (p->c->outgoing && d->port != 0 &&
+	/*
+	 * The side that dialled sends first, to the address it dialled at
+	 * the port offered.  Over a punched pair both sides send at once, to
+	 * the connection's far end as it is (the peer's NAT binding, which
+	 * the pair was punched on) from the socket on the connection's own
+	 * port: each side's first datagrams open its NAT for the other's.
+	 */
+	if ((p->c->outgoing || p->c->punched) && d->port != 0 &&
 	    getpeername(conn_fd(p->c), (struct sockaddr *)&ss, &len) == 0 &&
 	    (ss.ss_family == AF_INET || ss.ss_family == AF_INET6) &&
-	    (p->sock = udp_sock_for(p->u, ss.ss_family)) != NULL) {
-		if (ss.ss_family == AF_INET)
+	    (p->sock = p->c->punched ? udp_sock_punched(p->u, p->c) :
+	    udp_sock_for(p->u, ss.ss_family)) != NULL) {
+		if (p->c->punched)
+			log_info("link %s: a punched pair: datagrams to the "
+			    "peer's NAT binding %s from port %u, as the peer "
+			    "sends to ours", p->name, conn_addr_text(
+			    (const struct sockaddr *)&ss, a, sizeof(a)),
+			    p->sock->port);
+		else if (ss.ss_family == AF_INET)
 			((struct sockaddr_in *)&ss)->sin_port = htons(d->port);
 		else
 			((struct sockaddr_in6 *)&ss)->sin6_port =

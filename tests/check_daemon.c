@@ -167,9 +167,9 @@ join(int x, int y)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0, fds), 0);
 	links_accept(&d[x].links, fds[0], (struct sockaddr *)&sun,
-	    (int)sizeof(sun), 0);
+	    (int)sizeof(sun), 0, 0);
 	links_accept(&d[y].links, fds[1], (struct sockaddr *)&sun,
-	    (int)sizeof(sun), 0);
+	    (int)sizeof(sun), 0, 0);
 }
 
 static int

@@ -255,9 +255,9 @@ join_sides(struct side *x, struct side *y, int (*up)(void))
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0, fds), 0);
 	links_accept(&x->links, fds[0], (struct sockaddr *)&sun,
-	    (int)sizeof(sun), 0);
+	    (int)sizeof(sun), 0, 0);
 	links_accept(&y->links, fds[1], (struct sockaddr *)&sun,
-	    (int)sizeof(sun), 0);
+	    (int)sizeof(sun), 0, 0);
 	ck_assert_msg(run_until(up), "the links did not come up");
 }
 
@@ -428,6 +428,44 @@ START_TEST(test_gone_max)
 }
 END_TEST
 
+static void
+apply(struct side *s, const char *line)
+{
+	struct stmt		 st;
+	struct stmt_error	 perr;
+	char			 err[128];
+
+	ck_assert_int_eq(stmt_parse(line, &st, &perr), 1);
+	ck_assert_msg((st.kind == STMT_LINK ? link_add(&s->links, &st, err,
+	    sizeof(err)) : link_set_options(&s->links, &st, err,
+	    sizeof(err))) == 0, "%s: %s", line, err);
+}
+
+/*
+ * A shortcut's transport: its name's own statement, else auto if a link
+ * this node dials asks for datagrams (a peer's incoming link does not
+ * count), else tcp.
+ */
+START_TEST(test_shortcut_transport)
+{
+	join();
+	ck_assert_int_eq(links_shortcut_transport(&b.links, "q"),
+	    STMT_TRANSPORT_TCP);
+	apply(&b, "set-link a transport auto");
+	ck_assert_int_eq(links_shortcut_transport(&b.links, "q"),
+	    STMT_TRANSPORT_TCP);
+	apply(&b, "link p 127.0.0.1:1 transport auto");
+	ck_assert_int_eq(links_shortcut_transport(&b.links, "q"),
+	    STMT_TRANSPORT_AUTO);
+	apply(&b, "set-link q rate 10mbit");
+	ck_assert_int_eq(links_shortcut_transport(&b.links, "q"),
+	    STMT_TRANSPORT_TCP);
+	apply(&b, "set-link r transport udp");
+	ck_assert_int_eq(links_shortcut_transport(&b.links, "r"),
+	    STMT_TRANSPORT_UDP);
+}
+END_TEST
+
 static Suite *
 link_suite(void)
 {
@@ -441,6 +479,7 @@ link_suite(void)
 	tcase_add_test(tc, test_peer_gone);
 	tcase_add_test(tc, test_peer_back);
 	tcase_add_test(tc, test_gone_max);
+	tcase_add_test(tc, test_shortcut_transport);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,17 +14,25 @@
 #     an answer and the two meet (a TCP simultaneous open), host2 taking
 #     the connection as the accepted side.  The proxy stops carrying the
 #     transfer, and a ping every 10 ms across the switch loses nothing.
+#   - the shortcut takes the hosts' `transport auto` (vnetd.conf(5)
+#     SHORTCUTS), and its datagram path comes up through both NATs: each
+#     end sends its first datagrams to the other's binding from its
+#     listener's port at once, as with the SYNs; the bulk goes by
+#     datagrams.
 #
 # With NAT_SYMMETRIC=1 (it-nat-symmetric), host2's box gives every flow a
 # port of its own: no pair meets, the pair backs off, and the transfer and
 # the ping stay on the proxy without a lost echo.
 #
-# With NAT_FLUSH=1 (it-nat-flush), host1's box then loses the binding of
-# the punched pair mid-transfer (conntrack -D, the box taking up no
-# connection it did not see begin): the direct link dies by liveness, the
-# relay carries the transfer, and the hole is punched again after the
-# back-off; one ping every 10 ms loses nothing at either switch to the
-# direct link, and at most 1 s at the fall-back.
+# With NAT_FLUSH=1 (it-nat-flush), host1's box then loses the bindings of
+# the punched pair mid-transfer (conntrack -D, TCP and UDP, the box taking
+# up no TCP connection it did not see begin): the datagram path's next
+# datagram makes its UDP binding again, so the frames go on by datagrams
+# (and liveness with them), but the connection is dead and its silence
+# (three keepalives, 1 s each here) takes the direct link down; the relay
+# carries the transfer, and the hole is punched again after the back-off;
+# one ping every 10 ms loses nothing at either switch to the direct link,
+# and at most 1 s at the fall-back.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -35,7 +43,7 @@ command -v iperf3 >/dev/null || skip "iperf3 is missing"
 ((${NAT_FLUSH:-0} == 0)) || command -v conntrack >/dev/null || skip "conntrack is missing"
 
 ROUTING="routing auto
-keepalive 2
+keepalive $( ((${NAT_FLUSH:-0})) && echo 1 || echo 2)
 adapt shortcuts yes threshold 2mbit hold 1 idle 30"
 
 node_conf() {
@@ -49,7 +57,7 @@ NAT_SYMMETRIC=${NAT_SYMMETRIC:-0}
 NAT_FLUSH=${NAT_FLUSH:-0}
 # With NAT_FLUSH, one ping with time stamps spans both switches and the
 # flush between them, and the transfer lasts until after the new punch.
-PINGS=$( ((NAT_FLUSH)) && echo 2200 || echo 1200)
+PINGS=$( ((NAT_FLUSH)) && echo 2500 || echo 1200)
 nat_host_add host2 12 192.168.52 "$( ((NAT_SYMMETRIC)) && echo symmetric)"
 vnetd_start proxy "$(node_conf proxy)
 set-link host1 transport auto
@@ -96,7 +104,7 @@ iperf_server g2
 in_guest g1 ping -n "$( ((NAT_FLUSH)) && echo -D || echo -q)" -i 0.01 -c "$PINGS" "$G2" >"$TMPD/ping" 2>&1 &
 PING_PID=$!
 EXTRA_PIDS+=("$PING_PID")
-in_guest g1 iperf3 -c "$G2" -t "$( ((NAT_FLUSH)) && echo 23 || echo 10)" -b 20M -J >"$TMPD/iperf.json" 2>&1 &
+in_guest g1 iperf3 -c "$G2" -t "$( ((NAT_FLUSH)) && echo 26 || echo 10)" -b 20M -J >"$TMPD/iperf.json" 2>&1 &
 IPERF_PID=$!
 EXTRA_PIDS+=("$IPERF_PID")
 t0=$SECONDS
@@ -168,21 +176,23 @@ ping_gaps() {
 	}' "$1"
 }
 
-# The NAT box in front of host1 loses the binding of the punched pair in
-# the middle of the transfer (as an eviction or a reboot loses it) and
-# takes up no connection it did not see begin (nf_conntrack_tcp_loose 0,
-# as a NAT that tracks TCP only from its SYN; with Linux's default, 1, it
-# adopts the next segment and nothing is lost): the punched link dies,
-# liveness notices, the pair is back on the relay, and after the back-off
-# the hole is punched again on the same pair of ports.
+# The NAT box in front of host1 loses the bindings of the punched pair in
+# the middle of the transfer (as an eviction or a reboot loses them) and
+# takes up no TCP connection it did not see begin (nf_conntrack_tcp_loose
+# 0, as a NAT that tracks TCP only from its SYN; with Linux's default, 1,
+# it adopts the next segment and nothing is lost): the datagrams make
+# their binding again as they go out, the connection cannot, its silence
+# takes the punched link down, the pair is back on the relay, and after
+# the back-off the hole is punched again on the same pair of ports.
 flush_phase() {
 	local box t_flush t_dead t_back ts k ms lost_first=0 lost_flush=0 lost_back=0 gap_flush=0 sent got
 	box=$(ns nat-host1)
 	ip netns exec "$box" sysctl -qw net.netfilter.nf_conntrack_tcp_loose="${NAT_LOOSE:-0}"
 	t_flush=$EPOCHREALTIME
-	ip netns exec "$box" conntrack -D -p tcp --orig-dst 10.66.0.12 >/dev/null 2>&1 ||
+	ip netns exec "$box" conntrack -D --orig-dst 10.66.0.12 >/dev/null 2>&1 ||
 		fail "conntrack -D found no binding toward host2 in host1's NAT box"
 	direct_gone() { ! link_up host1 host2; }
+	# Three keepalives of silence, 3 s, and a round.
 	wait_for 5 direct_gone || fail "the direct link outlived its NAT's binding: $(vctl host1 show links)"
 	t_dead=$EPOCHREALTIME
 	say "binding flushed; the direct link down $(ms_since "$t_flush" "$t_dead") ms later: $(grep -o 'adapt: pair host1-host2 .*shortcut died.*' "$TMPD/host1.log" | tail -n 1)"
@@ -192,6 +202,7 @@ flush_phase() {
 	t_back=$EPOCHREALTIME
 	say "direct link up again $(ms_since "$t_flush" "$t_back") ms after the flush: $(grep -o 'adapt: dialling host2 at .*' "$TMPD/host1.log" | tail -n 1)"
 	wait_for 5 moved || fail "the proxy still carries the transfer after the new punch"
+	wait_for 5 udp_now || fail "the new shortcut's frames do not go by datagrams: $(vctl host1 show link host2 | grep -E 'transport|dgram_state')"
 	wait "$PING_PID" || true
 	sent=$(awk '/packets transmitted/ { print $1 }' "$TMPD/ping")
 	got=$(awk '/packets transmitted/ { print $4 }' "$TMPD/ping")
@@ -225,13 +236,30 @@ moved() {
 	((b - a < 100000))
 }
 wait_for 5 moved || fail "the proxy still carries the transfer"
+# The punched pair's datagram path, up at both ends through both NATs.
+udp_now() { [[ $(link_row host1 host2 transport_now) == udp && $(link_row host2 host1 transport_now) == udp ]]; }
+wait_for 5 udp_now ||
+	fail "the shortcut's frames do not go by datagrams: $(vctl host1 show link host2 | grep -E 'transport|dgram_(state|endpoint)'; grep 'punched pair\|datagram path' "$TMPD/host1.log" "$TMPD/host2.log")"
+for e in "host1 host2 10.66.0.12" "host2 host1 10.66.0.11"; do
+	read -r a b box <<<"$e"
+	[[ $(link_row "$a" "$b" transport) == auto && $(link_row "$a" "$b" dgram_state) == up &&
+		$(link_row "$a" "$b" dgram_endpoint) == "$box:$PORT" ]] ||
+		fail "$a's shortcut is not a datagram link to $b's NAT binding: $(vctl "$a" show link "$b" | grep -E 'transport|dgram_(state|endpoint)')"
+	say "$a: $(grep -o "link $b: a punched pair: .*" "$TMPD/$a.log" | head -n 1)"
+	grep -h "link $b: \(up\|datagram path\|frames go\)" "$TMPD/$a.log" | head -n 4 | while read -r l; do say "  $l"; done
+done
 p0=$(proxy_in)
 d0=$(link_field host1 host2 bytes_out)
+g0=$(link_row host1 host2 dgram_sent)
 sleep 2
 p1=$(proxy_in)
 d1=$(link_field host1 host2 bytes_out)
-say "in 2 s: $((d1 - d0)) bytes on the direct link, $((p1 - p0)) host1 -> proxy"
+g1=$(link_row host1 host2 dgram_sent)
+say "in 2 s: $((d1 - d0)) bytes on the direct link in $((g1 - g0)) datagrams, $((p1 - p0)) host1 -> proxy"
 ((d1 - d0 > 2000000)) || fail "the transfer is not on the direct link"
+# A datagram carries at most 1472 bytes of frame: the bulk went by them.
+(((g1 - g0) * 1472 >= (d1 - d0) * 95 / 100)) || fail "the bulk did not go by datagrams: $((g1 - g0)) for $((d1 - d0)) bytes"
+(((p1 - p0) * 20 < d1 - d0)) || fail "the proxy carries 5% or more of the transfer: $((p1 - p0)) of $((d1 - d0)) bytes"
 if ((NAT_FLUSH)); then
 	flush_phase
 	wait "$IPERF_PID" || fail "iperf3 failed: $(cat "$TMPD/iperf.json")"

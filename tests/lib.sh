@@ -333,6 +333,13 @@ link_field() {
 		END { exit !found }'
 }
 
+# link_row DAEMON LINK NAME: one row of `show link LINK` (transport_now,
+# dgram_sent, ...).
+link_row() {
+	vctl "$1" -t show link "$2" | awk -F'\t' -v n="$3" \
+		'$1 == n { print $2; found = 1; exit } END { exit !found }'
+}
+
 # link_up DAEMON LINK: the link's state is up.
 link_up() {
 	local st
