@@ -140,7 +140,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case DGRAM_LIVE:
 		if (wire_probe_decode(rx.payload, rx.len, &lp, &why) == 0 &&
-		    ((lp.state & ~WIRE_PROBE_MISSING) > 3 || lp.mult < 2))
+		    ((lp.state & ~WIRE_PROBE_FLAGS) > 3 || lp.mult < 2))
 			abort();
 		break;
 	}

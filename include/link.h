@@ -145,6 +145,8 @@ struct link {
 	uint64_t		 live_tcp_until;
 	int			 live_missing;	/* the peer's probes, as last looked */
 	int			 live_answer;	/* a probe at the next look */
+	uint64_t		 live_frame_at;	/* ms, a frame either way */
+	int			 live_idle;	/* none for LIVENESS_IDLE_MS */
 	char			 live_why[LIVENESS_WHY_MAX];
 	uint64_t		 live_losses;
 };
@@ -192,6 +194,7 @@ struct links {
 	struct links_hooks	 hooks;
 	/* `liveness`: the probe interval (ms, 0: off) and multiplier. */
 	uint32_t		 live_interval, live_mult;
+	int			 live_idle_slow;	/* idle links slow down */
 	/* Down incoming links: how long kept, how many (tests make them less). */
 	uint64_t		 gone_keep_ms;
 	size_t			 gone_max;
@@ -209,6 +212,11 @@ void		 links_start(struct links *, struct event_base *,
  * `liveness`: the interval (ms, or STMT_LIVENESS_OFF) and multiplier (0:
  * the default) of links without their own; applies to those up at once.
  */
+/*
+ * 0: links keep the fast pace when idle too (a node with a segment
+ * interface); 1, the default: an idle link probes at the slow pace.
+ */
+void		 links_set_idle_slow(struct links *, int on);
 void		 links_set_liveness(struct links *, uint32_t interval,
 		    uint32_t mult);
 /* Frees every link and connection (sending what BYEs go at once). */

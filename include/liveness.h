@@ -49,6 +49,15 @@
  * old detection time more, as BFD does until its poll sequence is done:
  * the peer's probes on their way, or due, still keep the old pace.
  *
+ * Idle: a link that has carried no frame either way for LIVENESS_IDLE_MS
+ * asks for the slow pace (link.c), as a host's only link does: an idle
+ * link fails no guest.  When frames come again it asks for the fast pace
+ * and polls (liveness_poll): its next probe goes at once and asks the
+ * peer for an answer at once (WIRE_PROBE_POLL); heard, the new detection
+ * time holds at once; unheard for it, the link is dead.  So frames that
+ * begin on a link that died while idle find it out within one fast
+ * detection time, not the slow one.
+ *
  * Every change goes through one function that hands it, with the reason,
  * to the callback.
  */
@@ -72,6 +81,7 @@
 #define LIVENESS_FLAP_MS		60000	/* ms */
 #define LIVENESS_DATA_MS		2000	/* ms, links without probes */
 #define LIVENESS_TALK_MS		500	/* ms */
+#define LIVENESS_IDLE_MS		10000	/* ms without frames: idle */
 #define LIVENESS_WHY_MAX		96
 
 /* The values the PROBE message carries for them, too. */
@@ -100,6 +110,8 @@ struct liveness {
 	uint32_t		 peer_interval;	/* ms, as its probes say */
 	uint64_t		 slow_until;	/* ms: the old pace's timeout */
 	uint64_t		 slow_detect;	/* ms, until then */
+	int			 poll;		/* a poll's probe is due */
+	uint64_t		 poll_sent;	/* ms, it went; 0: none unheard */
 	uint32_t		 hold;		/* ms, the next hold time */
 	uint64_t		 up_at;		/* ms, the last change to UP */
 	uint64_t		 lost_at;	/* ms, the last loss; 0: none */
@@ -138,6 +150,14 @@ void		 liveness_probe(struct liveness *, uint64_t now,
  * are missing here, though the link is not dead yet.
  */
 int		 liveness_missing(const struct liveness *, uint64_t now);
+/*
+ * The pace has just quickened for frames after an idle time: the next
+ * probe goes at once as a poll (liveness_polling() says so until it is
+ * sent); the peer heard after it ends the old detection time, silence for
+ * the new one kills the link.
+ */
+void		 liveness_poll(struct liveness *, uint64_t now);
+int		 liveness_polling(const struct liveness *);
 /* A frame went to the peer. */
 void		 liveness_sent(struct liveness *, uint64_t now);
 /*

@@ -132,9 +132,16 @@ struct wire_seen {
  * too, whatever way it sent them.
  */
 #define WIRE_PROBE_MISSING	0x80
+/*
+ * Likewise: the sender's pace has just quickened (its link carries frames
+ * again after an idle time) and it waits for an answer to this probe for
+ * the new detection time, so the peer sends its next probe at once.
+ */
+#define WIRE_PROBE_POLL		0x40
+#define WIRE_PROBE_FLAGS	(WIRE_PROBE_MISSING | WIRE_PROBE_POLL)
 
 struct wire_probe {
-	uint8_t		state;		/* | WIRE_PROBE_MISSING */
+	uint8_t		state;		/* | WIRE_PROBE_FLAGS */
 	uint8_t		mult;
 	uint16_t	interval;	/* ms */
 };

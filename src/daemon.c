@@ -841,6 +841,12 @@ vnetd_apply(struct vnetd *d, const struct stmt *st, int runtime, char *err,
 	case STMT_INTERFACE:
 		if (st->op == STMT_OP_DEL)
 			return iface_del(&d->ifaces, st->name, err, errlen);
+		/*
+		 * A node on a LAN segment must know at once that the other
+		 * forwarder died, idle link or not (liveness.h).
+		 */
+		if (st->segment[0] != '\0')
+			links_set_idle_slow(&d->links, 0);
 		return iface_add(&d->ifaces, &d->ifenv, st, err, errlen);
 	case STMT_LINK:
 		if (st->op == STMT_OP_DEL)

@@ -834,17 +834,19 @@ link_live_params(const struct link *l, uint32_t *interval, uint32_t *mult)
 	 * host, to its proxies) knows whether it has anywhere else to go:
 	 * with no other link up it asks for the slow pace, which the peer
 	 * follows (liveness.h), so a host's only link to its proxy is probed
-	 * slowly both ways, and a host with two proxies fast.  The listening
-	 * end always asks for the fast one: its other links go to other
-	 * peers, not another way to this one.  A link's own liveness is kept
-	 * as set.
+	 * slowly both ways, and a host with two proxies fast.  A link that
+	 * has carried no frame for LIVENESS_IDLE_MS is slow too (it fails no
+	 * guest), and polls when frames come again (liveness.h).  The
+	 * listening end always asks for the fast one: its other links go to
+	 * other peers, not another way to this one.  A link's own liveness is
+	 * kept as set.
 	 */
 	if (o->live_interval == 0 && *interval != 0 && l->configured &&
 	    *interval < LIVENESS_ALONE_INTERVAL) {
 		TAILQ_FOREACH(o2, &l->lks->list, entry)
 			if ((up += o2->state == LINK_UP) >= 2)
 				break;
-		if (up < 2)
+		if (up < 2 || (l->live_idle && l->lks->live_idle_slow))
 			*interval = LIVENESS_ALONE_INTERVAL;
 	}
 	*mult = o->live_mult != 0 ? o->live_mult : l->lks->live_mult;
@@ -900,6 +902,27 @@ link_live_changed(void *arg, const struct liveness *lv,
 }
 
 /* What l heard and sent since the last look, then the clock; a probe. */
+static void link_live_reconfigure(struct link *);
+
+/*
+ * l has carried a frame again after an idle time, or none for
+ * LIVENESS_IDLE_MS: its pace follows (link_live_params), and a quicker
+ * one polls the peer (liveness.h).
+ */
+static void
+link_live_idle(struct link *l, uint64_t now, int idle)
+{
+	uint32_t	 before = l->live.interval;
+
+	if (idle == l->live_idle || !l->lks->live_idle_slow)
+		return;
+	l->live_idle = idle;
+	link_live_reconfigure(l);
+	if (!idle && l->live.interval < before &&
+	    (l->conn->hello.caps & WIRE_CAP_DGRAM_LIVE))
+		liveness_poll(&l->live, now);
+}
+
 static void
 link_live_run(struct link *l, uint64_t now)
 {
@@ -913,6 +936,10 @@ link_live_run(struct link *l, uint64_t now)
 		liveness_heard(&l->live, now);
 	if (l->c.frames_out != l->live_frames_out)
 		liveness_sent(&l->live, now);
+	if (l->c.frames_out != l->live_frames_out ||
+	    l->c.frames_in != l->live_frames_in)
+		l->live_frame_at = now;
+	link_live_idle(l, now, now - l->live_frame_at >= LIVENESS_IDLE_MS);
 	l->live_msgs = c->msgs_in;
 	l->live_frames_in = l->c.frames_in;
 	l->live_frames_out = l->c.frames_out;
@@ -947,13 +974,15 @@ link_live_run(struct link *l, uint64_t now)
 	if (c->hello.caps & WIRE_CAP_DGRAM_LIVE) {
 		if (missing)
 			pr.state |= WIRE_PROBE_MISSING;
+		if (liveness_polling(&l->live))
+			pr.state |= WIRE_PROBE_POLL;
 		dgram = l->dpath != NULL &&
 		    udp_path_mode(l->dpath) == UDP_MODE_UDP &&
 		    udp_path_send_live(l->dpath, &pr) == 0;
 	} else
 		dgram = 0;
 	l->live.data_slack = dgram;
-	if (!dgram || (pr.state & WIRE_PROBE_MISSING) ||
+	if (!dgram || (pr.state & WIRE_PROBE_FLAGS) ||
 	    now < l->live_tcp_until)
 		tcp = conn_send_probe(c, &pr) == 0;
 	if (dgram || tcp)
@@ -979,6 +1008,8 @@ link_live_start(struct link *l, struct conn *c)
 	l->live_msgs = c->msgs_in;
 	l->live_frames_in = l->c.frames_in;
 	l->live_frames_out = l->c.frames_out;
+	l->live_frame_at = clock_now_ms();
+	l->live_idle = 0;
 	link_live_timer(l);
 }
 
@@ -1007,6 +1038,20 @@ links_set_liveness(struct links *lks, uint32_t interval, uint32_t mult)
 		link_live_reconfigure(l);
 }
 
+void
+links_set_idle_slow(struct links *lks, int on)
+{
+	struct link	*l;
+
+	if (lks->live_idle_slow == on)
+		return;
+	lks->live_idle_slow = on;
+	TAILQ_FOREACH(l, &lks->list, entry) {
+		l->live_idle = 0;
+		link_live_reconfigure(l);
+	}
+}
+
 static void
 link_live_probe(struct link *l, const struct wire_probe *pr, uint64_t now)
 {
@@ -1015,6 +1060,11 @@ link_live_probe(struct link *l, const struct wire_probe *pr, uint64_t now)
 	 * and if they went by datagrams, so do the frames until the path
 	 * proves itself again.
 	 */
+	/* A poll: our next probe at the next look, now. */
+	if ((pr->state & WIRE_PROBE_POLL) && !l->live_answer) {
+		l->live_answer = 1;
+		event_active(l->ev_live, EV_TIMEOUT, 0);
+	}
 	if (pr->state & WIRE_PROBE_MISSING) {
 		if (now >= l->live_tcp_until) {
 			/* Answered at the next look: at most once a time. */
@@ -1031,7 +1081,7 @@ link_live_probe(struct link *l, const struct wire_probe *pr, uint64_t now)
 	 * of probes arriving at once makes at most one a quarter interval.
 	 */
 	liveness_probe(&l->live, now,
-	    (enum liveness_state)(pr->state & ~WIRE_PROBE_MISSING),
+	    (enum liveness_state)(pr->state & ~WIRE_PROBE_FLAGS),
 	    pr->interval);
 }
 
@@ -1091,6 +1141,8 @@ link_frame_in(struct link *l, uint8_t hops, const struct wire_frame *f)
 {
 	struct sw_frame	 sf;
 
+	if (l->live_idle)	/* quicken and poll now, not at the next look */
+		event_active(l->ev_live, EV_TIMEOUT, 0);
 	l->c.frames_in++;
 	l->c.bytes_in += f->len;
 	sf.vh = sw_vh(f->vh);
@@ -1259,6 +1311,7 @@ links_init(struct links *lks, struct sw *sw, const struct links_hooks *hooks)
 	lks->gone_keep_ms = LINK_GONE_KEEP;
 	lks->gone_max = LINK_GONE_MAX;
 	lks->live_interval = LIVENESS_INTERVAL_DEFAULT;
+	lks->live_idle_slow = 1;
 }
 
 void
@@ -1454,6 +1507,8 @@ link_port_transmit(struct port *p, const struct sw_frame *f)
 	uint8_t		 pre[WIRE_HDR_LEN + WIRE_FRAME_PREFIX];
 	enum udp_mode	 mode = link_mode(l);
 
+	if (l->live_idle)	/* quicken and poll now, not at the next look */
+		event_active(l->ev_live, EV_TIMEOUT, 0);
 	wire_frame_encode_prefix(pre, f->len, f->hops, f->origin, f->seq,
 	    f->vh);
 	if (mode == UDP_MODE_UDP && sched_may_bypass(&l->sched) &&

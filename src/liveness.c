@@ -43,6 +43,8 @@ liveness_change(struct liveness *lv, enum liveness_state to, uint64_t now,
 			lv->hold = LIVENESS_HOLD_MIN;
 		lv->lost_at = now;
 		lv->losses++;
+		lv->poll = 0;
+		lv->poll_sent = 0;
 		snprintf(lv->lost_why, sizeof(lv->lost_why), "%s", why);
 	}
 	if (to == LIVENESS_UP)
@@ -139,6 +141,11 @@ liveness_heard(struct liveness *lv, uint64_t now)
 		lv->heard = now;
 	}
 	lv->sent_unheard = 0;
+	/* An answer to our poll: the new pace holds both ways from now. */
+	if (lv->poll_sent != 0) {
+		lv->poll_sent = 0;
+		lv->slow_until = 0;
+	}
 	/* From a peer without probes, hearing it is all there is. */
 	if (lv->state == LIVENESS_DOWN && lv->peer_interval == 0)
 		liveness_change(lv, LIVENESS_HOLD, now, "heard again");
@@ -189,6 +196,22 @@ liveness_probe(struct liveness *lv, uint64_t now, enum liveness_state peer,
 }
 
 void
+liveness_poll(struct liveness *lv, uint64_t now)
+{
+	if (!lv->probing || lv->interval == 0 || lv->peer_interval == 0)
+		return;
+	lv->poll = 1;
+	lv->poll_sent = 0;
+	lv->next_probe = now;
+}
+
+int
+liveness_polling(const struct liveness *lv)
+{
+	return lv->poll;
+}
+
+void
 liveness_sent(struct liveness *lv, uint64_t now)
 {
 	if (lv->sent_unheard == 0)
@@ -226,6 +249,15 @@ liveness_tick(struct liveness *lv, uint64_t now)
 		    (unsigned long long)(now - lv->heard));
 		liveness_change(lv, LIVENESS_DOWN, now, why);
 	}
+	/* A poll unanswered for the new detection time. */
+	if ((lv->state == LIVENESS_UP || lv->state == LIVENESS_HOLD) &&
+	    lv->poll_sent != 0 && liveness_detect(lv) != 0 &&
+	    now - lv->poll_sent >= liveness_detect(lv)) {
+		snprintf(why, sizeof(why), "no answer to a poll for %llu ms",
+		    (unsigned long long)(now - lv->poll_sent));
+		lv->poll_sent = 0;
+		liveness_change(lv, LIVENESS_DOWN, now, why);
+	}
 	data = liveness_data_ms(lv);
 	if (now < lv->slow_until && data < lv->slow_detect)
 		data = lv->slow_detect;
@@ -246,6 +278,10 @@ void
 liveness_probe_sent(struct liveness *lv, uint64_t now)
 {
 	lv->probes_sent++;
+	if (lv->poll) {
+		lv->poll = 0;
+		lv->poll_sent = now;
+	}
 	/* As slow as the slower end wants: it would not look sooner. */
 	lv->next_probe = now + liveness_period(lv);
 }

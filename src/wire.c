@@ -296,7 +296,7 @@ wire_probe_decode(const uint8_t *p, size_t n, struct wire_probe *pr,
 		*why = "probe of the wrong length";
 		return -1;
 	}
-	if ((pr->state & ~WIRE_PROBE_MISSING) > 3 || pr->mult < 2 ||
+	if ((pr->state & ~WIRE_PROBE_FLAGS) > 3 || pr->mult < 2 ||
 	    pr->interval < 10 ||
 	    pr->interval > 60000) {
 		*why = "bad probe";

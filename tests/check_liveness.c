@@ -5,7 +5,8 @@
  * direction too (three-way), the return waits for the hold time, which
  * doubles for a flapping link and starts over after a quiet minute; a
  * peer without probes is judged by the frames alone; every change is one
- * callback with its reason.
+ * callback with its reason; an idle link that quickens polls, and finds a
+ * death in the fast detection time.
  */
 #include <check.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ struct end {
 	unsigned int	 changes;
 	char		 why[LIVENESS_WHY_MAX];
 	uint64_t	 down_at, up_at;	/* last changes, ms */
+	int		 answer;	/* polled: a probe at the next step */
 };
 
 struct sim {
@@ -54,15 +56,22 @@ sim_init(struct sim *s)
 	    LIVENESS_MULT_DEFAULT, 1, s->now, changed, &s->b);
 }
 
+/* A poll is answered at the peer's next step, as link.c answers it. */
 static void
 step_end(struct end *from, struct end *to, int lost, uint64_t now)
 {
-	if (!liveness_tick(&from->lv, now))
+	int	 polled;
+
+	if (!liveness_tick(&from->lv, now) && !from->answer)
 		return;
+	from->answer = 0;
+	polled = liveness_polling(&from->lv);
 	liveness_probe_sent(&from->lv, now);
-	if (!lost)
+	if (!lost) {
 		liveness_probe(&to->lv, now, from->lv.state,
 		    from->lv.interval);
+		to->answer |= polled;
+	}
 }
 
 /* Runs the pair for ms, in 10 ms steps. */
@@ -153,6 +162,70 @@ START_TEST(pace_speeds_up)
 	sim_run(&s, 1000);
 	ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
 	ck_assert_uint_le(s.a.down_at - t, 600);
+}
+END_TEST
+
+/*
+ * An idle link at the slow pace whose frames begin again: it quickens and
+ * polls.  Answered (at any phase of the slow pace), nothing changes and
+ * the fast detection time holds at once; a link that died while idle is
+ * found dead within the fast detection time of the poll, where the old
+ * detection time alone would wait for the slow one.
+ */
+START_TEST(idle_poll)
+{
+	struct sim	 s;
+	uint64_t	 t;
+	int		 poll;
+
+	sim_init(&s);
+	for (t = 0; t < LIVENESS_ALONE_INTERVAL; t += 130) {
+		liveness_set(&s.a.lv, LIVENESS_ALONE_INTERVAL,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		sim_run(&s, 10000 + t);
+		ck_assert_uint_eq(liveness_detect(&s.b.lv),
+		    3 * LIVENESS_ALONE_INTERVAL);
+		liveness_set(&s.a.lv, LIVENESS_INTERVAL_DEFAULT,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		liveness_poll(&s.a.lv, s.now);
+		ck_assert(liveness_polling(&s.a.lv));
+		sim_run(&s, 50);
+		ck_assert(!liveness_polling(&s.a.lv));
+		ck_assert_uint_eq(s.a.lv.poll_sent, 0);
+		ck_assert_uint_eq(s.a.lv.slow_until, 0);
+		sim_run(&s, 5000);
+		ck_assert_uint_eq(s.a.changes + s.b.changes, 0);
+	}
+	/* Dead while idle: with the poll, then without. */
+	for (poll = 1; poll >= 0; poll--) {
+		sim_init(&s);
+		liveness_set(&s.a.lv, LIVENESS_ALONE_INTERVAL,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		sim_run(&s, 10000);
+		s.ab_lost = s.ba_lost = 1;
+		sim_run(&s, 1000);
+		ck_assert_int_eq(s.a.lv.state, LIVENESS_UP);
+		t = s.now;
+		liveness_set(&s.a.lv, LIVENESS_INTERVAL_DEFAULT,
+		    LIVENESS_MULT_DEFAULT, s.now);
+		if (poll)
+			liveness_poll(&s.a.lv, s.now);
+		while (s.a.lv.state != LIVENESS_DOWN && s.now - t < 10000)
+			sim_run(&s, 10);
+		ck_assert_int_eq(s.a.lv.state, LIVENESS_DOWN);
+		if (poll) {
+			ck_assert_uint_le(s.a.down_at - t,
+			    3 * LIVENESS_INTERVAL_DEFAULT + 10);
+			ck_assert_msg(strstr(s.a.why, "no answer to a poll") !=
+			    NULL, "%s", s.a.why);
+		} else
+			ck_assert_uint_gt(s.a.down_at - t, 2000);
+	}
+	/* No poll toward a peer that sends no probes. */
+	sim_init(&s);
+	s.a.lv.peer_interval = 0;
+	liveness_poll(&s.a.lv, s.now);
+	ck_assert(!liveness_polling(&s.a.lv));
 }
 END_TEST
 
@@ -462,6 +535,7 @@ main(void)
 	tcase_add_test(tc, steady);
 	tcase_add_test(tc, slower_end_paces);
 	tcase_add_test(tc, pace_speeds_up);
+	tcase_add_test(tc, idle_poll);
 	tcase_add_test(tc, missing);
 	tcase_add_test(tc, cut_both_ways);
 	tcase_add_test(tc, cut_one_way);

@@ -9,7 +9,11 @@
 # The proxy's return must cost nothing: its links come back only after
 # the hold time, and no second gap follows.  Then the same with the
 # proxy deaf only (DROP in): the proxy hears nothing, says so in its
-# probes, and the hosts, which still hear it, leave it too.
+# probes, and the hosts, which still hear it, leave it too.  Last, with
+# nothing to carry, every link slows to the idle pace (2 s), the proxy the
+# routes go by goes silent, and a ping begins: the first frames on the
+# dead link poll its peer, the link dies within the fast detection time,
+# and the first reply comes within 1 s.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -97,4 +101,38 @@ failover silent "INPUT OUTPUT"
 failover deaf "INPUT"
 grep -c "liveness lost" "${D_LOG[host1]}" | grep -qx 2 ||
 	fail "host1 logged $(grep -c "liveness lost" "${D_LOG[host1]}") losses, not 2: $(grep liveness "${D_LOG[host1]}")"
+
+say "idle: no frames for 10 s, every link at the slow pace"
+# Whatever still runs in guest 1 (a ping outlives the shell killed above).
+ip netns pids "${G_NS[g1]}" 2>/dev/null | xargs -r kill 2>/dev/null || true
+slow_all() {
+	local i p
+	for i in 1 2; do
+		for p in p1 p2; do
+			[[ $(link_field "host$i" "$p" probe_ms) == 2000 ]] || return 1
+		done
+	done
+}
+wait_for 25 slow_all || fail "idle links still probe fast: $(vctl host1 show links all)"
+via=$(vctl host1 -t show routes | awk -F'\t' -v m="$(guest_mac 2)" '$2 == m { print $4 }')
+[[ $via == p1 || $via == p2 ]] || fail "host1 routes guest 2 by '$via': $(vctl host1 show routes)"
+for c in INPUT OUTPUT; do
+	ip netns exec "$(ns "$via")" iptables -A "$c" -j DROP
+done
+t0=$(date +%s.%N)
+in_guest g1 ping -D -n -i 0.01 -W 1 "$IP2" >"$TMPD/ping-idle" 2>&1 &
+ping=$!
+EXTRA_PIDS+=("$ping")
+wait_for 5 live_not host1 "$via" up ||
+	fail "idle: host1's link $via still alive: $(vctl host1 show links all)"
+say "idle: host1's link $via: $(why host1 "$via")"
+wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping-idle') >= 20 ))" ||
+	fail "idle: no replies by the other proxy: $(tail -n 5 "$TMPD/ping-idle")"
+kill "$ping"
+wait "$ping" 2>/dev/null || true
+first=$(awk -v t0="$t0" '/bytes from/ { printf "%.3f\n", substr($1, 2, length($1) - 2) - t0; exit }' "$TMPD/ping-idle")
+say "idle: $via silent and the ping begun at $t0: first reply after $first s"
+awk -v g="$first" 'BEGIN { exit !(g < 1.0) }' || fail "idle: the first reply took $first s"
+grep -q "link $via: liveness lost: no answer to a poll" "${D_LOG[host1]}" ||
+	fail "idle: host1 did not find $via dead by a poll: $(grep "link $via" "${D_LOG[host1]}" | tail -n 5)"
 pass
