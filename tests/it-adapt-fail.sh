@@ -30,23 +30,8 @@ G2=$(guest_ip 2)
 wait_for 10 gping g1 "$G2" || fail "guest 1 cannot ping guest 2"
 iperf_server g2
 
-# adapt_field DAEMON PEER COLUMN: one column of `show adapt`.
-adapt_field() {
-	vctl "$1" show adapt | awk -v n="$2" -v c="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
-		$1 == n && idx { print $idx; found = 1; exit }
-		END { exit !found }'
-}
 shortcut_up() {
 	link_up host1 host2 && [[ $(link_field host1 host2 origin) == auto ]]
-}
-# pings_ok FILE: every echo of a finished ping came back.
-pings_ok() {
-	local sent got
-	sent=$(awk '/packets transmitted/ { print $1 }' "$1")
-	got=$(awk '/packets transmitted/ { print $4 }' "$1")
-	say "ping every 10 ms: $sent sent, $got received"
-	[[ -n $sent ]] && ((sent > 100 && got == sent))
 }
 
 say "a shortcut whose underlay breaks falls back within the keepalive time"

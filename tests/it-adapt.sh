@@ -42,14 +42,6 @@ shortcut_up() {
 }
 no_link() { ! link_field host1 host3 state; }
 proxy_in() { link_field proxy host1 frames_in; }
-# pings_ok FILE: every echo of a finished ping came back.
-pings_ok() {
-	local sent got
-	sent=$(awk '/packets transmitted/ { print $1 }' "$1")
-	got=$(awk '/packets transmitted/ { print $4 }' "$1")
-	say "ping every 10 ms: $sent sent, $got received"
-	[[ -n $sent ]] && ((sent > 100 && got == sent))
-}
 
 say "bulk transfer guest 1 -> guest 3, a ping every 10 ms beside it"
 PINGS=3200	# 32 s: past the switch back (about 25 s in)

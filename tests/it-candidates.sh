@@ -28,10 +28,6 @@ adapt shortcuts yes threshold 2mbit hold 1 idle 30"
 NAT_OUT=10.66.0.9	# host3's NAT box on the underlay
 NAT_IN=192.168.50	# behind it
 
-node_conf() {
-	printf 'node %s\nlisten *:%d tls\n%s\n' "$1" "$PORT" "$ROUTING"
-	tls_conf "$1"
-}
 
 node_add proxy 1
 node_add host1 2
@@ -39,15 +35,15 @@ node_add host2 3
 # host3 behind its own NAT box (lib.sh nat_host_add).
 nat_host_add host3 9 "$NAT_IN"
 
-vnetd_start proxy "$(node_conf proxy)
+vnetd_start proxy "$(nat_node_conf proxy)
 set-link host3 transport auto"
 for i in 1 2; do
-	vnetd_start "host$i" "$(node_conf "host$i")
+	vnetd_start "host$i" "$(nat_node_conf "host$i")
 interface guest tap vtap0
 link proxy $(addr proxy):$PORT tls"
 	guest_add "g$i" "host$i" vtap0 "$i"
 done
-vnetd_start host3 "$(node_conf host3)
+vnetd_start host3 "$(nat_node_conf host3)
 link proxy $(addr proxy):$PORT tls transport auto"
 for d in host1 host2 host3; do
 	wait_link_up "$d" proxy
@@ -56,14 +52,6 @@ for d in proxy host1 host2 host3; do
 	wait_for 10 nodes_reachable "$d" 4 ||
 		fail "$d: show nodes: $(vctl "$d" show nodes)"
 done
-
-# cands DAEMON NODE: NODE's candidates as DAEMON's show nodes has them.
-cands() {
-	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" \
-		'$1 == n { print $10; found = 1 } END { exit !found }'
-}
-# has_cand DAEMON NODE ADDR/KIND (a pattern of grep -E)
-has_cand() { cands "$1" "$2" | tr , '\n' | grep -Eqx "$3"; }
 
 for n in proxy host1 host2; do
 	has_cand host3 "$n" "$(addr "$n"):$PORT/host" ||

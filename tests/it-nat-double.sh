@@ -29,36 +29,12 @@ keepalive 2
 adapt shortcuts yes threshold 2mbit hold 1 idle 30"
 PINGS=1200
 
-node_conf() {
-	printf 'node %s\nlisten *:%d tls\n%s\n' "$1" "$PORT" "$ROUTING"
-	tls_conf "$1"
-}
 
 node_add proxy 1
 nat2_host_add host1 11 192.168.51
 nat_host_add host2 12 192.168.52
-vnetd_start proxy "$(node_conf proxy)
-set-link host1 transport auto
-set-link host2 transport auto"
-for i in 1 2; do
-	vnetd_start "host$i" "$(node_conf "host$i")
-interface guest tap vtap0
-link proxy $(addr proxy):$PORT tls transport auto"
-	guest_add "g$i" "host$i" vtap0 "$i"
-done
-for d in host1 host2; do
-	wait_link_up "$d" proxy
-done
-for d in proxy host1 host2; do
-	wait_for 10 nodes_reachable "$d" 3 ||
-		fail "$d: show nodes: $(vctl "$d" show nodes)"
-done
+nat_pair_start
 
-cands() {
-	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" \
-		'$1 == n { print $10; found = 1 } END { exit !found }'
-}
-has_cand() { cands "$1" "$2" | tr , '\n' | grep -Eqx "$3"; }
 # Each host's record has its outermost NAT's address; host1's has neither
 # the home router's 100.64.0.2 nor any other address of the carrier's
 # space as seen (only its own LAN address, as a host candidate).

@@ -263,6 +263,60 @@ nat2_host_add() {
 	NODE_ADDR[$1]="$3.2"
 }
 
+# The NAT tests (it-nat, it-nat-double, it-candidates, experiments/nat.sh).
+# nat_node_conf NAME [PORT]: a node listening on every address at PORT
+# (default $PORT) over TLS, under $ROUTING.
+nat_node_conf() {
+	printf 'node %s\nlisten *:%d tls\n%s\n' "$1" "${2:-$PORT}" "$ROUTING"
+	tls_conf "$1"
+}
+# nat_pair_start: the proxy (node_add'ed here at 1) and host1 and host2
+# (made behind their NAT boxes before), each host with a guest and a link
+# to the proxy, all with transport auto; returns once each host's link is
+# up and every node reaches the other two.
+nat_pair_start() {
+	local i d
+	vnetd_start proxy "$(nat_node_conf proxy)
+set-link host1 transport auto
+set-link host2 transport auto"
+	for i in 1 2; do
+		vnetd_start "host$i" "$(nat_node_conf "host$i")
+interface guest tap vtap0
+link proxy $(addr proxy):$PORT tls transport auto"
+		guest_add "g$i" "host$i" vtap0 "$i"
+	done
+	for d in host1 host2; do
+		wait_link_up "$d" proxy
+	done
+	for d in proxy host1 host2; do
+		wait_for 10 nodes_reachable "$d" 3 ||
+			fail "$d: show nodes: $(vctl "$d" show nodes)"
+	done
+}
+# cands DAEMON NODE: NODE's candidates as DAEMON's show nodes has them.
+cands() {
+	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" \
+		'$1 == n { print $10; found = 1 } END { exit !found }'
+}
+# has_cand DAEMON NODE ERE: one of them is ERE (ADDR:PORT/KIND).
+has_cand() { cands "$1" "$2" | tr , '\n' | grep -Eqx "$3"; }
+
+# adapt_field DAEMON PEER COLUMN: one column of `show adapt`.
+adapt_field() {
+	vctl "$1" show adapt | awk -v n="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) idx = i; next }
+		$1 == n && idx { print $idx; found = 1; exit }
+		END { exit !found }'
+}
+# pings_ok FILE: every echo of a finished ping (ping -q) came back.
+pings_ok() {
+	local sent got
+	sent=$(awk '/packets transmitted/ { print $1 }' "$1")
+	got=$(awk '/packets transmitted/ { print $4 }' "$1")
+	say "ping every 10 ms: $sent sent, $got received"
+	[[ -n $sent ]] && ((sent > 100 && got == sent))
+}
+
 # addr NAME: the underlay address of node NAME.
 addr() { printf '%s' "${NODE_ADDR[$1]}"; }
 

@@ -58,24 +58,14 @@ OUT=$(cd "$OUT" && pwd)
 ROUTING="routing auto
 keepalive 2
 adapt shortcuts yes threshold 2mbit hold 1 idle 30"
-# node_conf NAME [PORT]: listening on PORT (default $PORT).
-node_conf() {
-	printf 'node %s\nlisten *:%d tls\n%s\n' "$1" "${2:-$PORT}" "$ROUTING"
-	tls_conf "$1"
-}
 
 node_add proxy 1
 nat_host_add host1 11 192.168.51
 nat_host_add host2 12 192.168.52
-vnetd_start proxy "$(node_conf proxy)
+vnetd_start proxy "$(nat_node_conf proxy)
 set-link host1 transport auto
 set-link host2 transport auto"
 
-cands() {
-	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" \
-		'$1 == n { print $10; found = 1 } END { exit !found }'
-}
-has_cand() { cands "$1" "$2" | tr , '\n' | grep -Eqx "$3"; }
 shortcut_up() { link_up host1 host2 && [[ $(link_field host1 host2 origin) == auto ]]; }
 # since_start D PATTERN: the first line of D's log since its last start
 # that matches PATTERN.
@@ -108,7 +98,7 @@ for ((k = 1; k <= TRIES; k++)); do
 	done
 	for i in 1 2; do
 		LOG_AT[host$i]=$( [[ -f $TMPD/host$i.log ]] && wc -l <"$TMPD/host$i.log" || echo 0)
-		vnetd_start "host$i" "$(node_conf "host$i" "$lport")
+		vnetd_start "host$i" "$(nat_node_conf "host$i" "$lport")
 interface guest tap vtap0
 link proxy $(addr proxy):$PORT tls transport auto"
 		guest_add "g$i-$k" "host$i" vtap0 "$i"
