@@ -100,6 +100,7 @@ struct udp;
 struct udp_path;
 
 #define UDP_PROBE_MS		1000
+#define UDP_IDLE_PROBES		10	/* times UDP_PROBE_MS on an idle path */
 #define UDP_BACKOFF_MAX		30000	/* ms */
 #define UDP_RX_BATCH		32
 #define UDP_TX_BATCH		256
@@ -198,6 +199,13 @@ int		 udp_path_send_live(struct udp_path *,
  * until a probe of the path's own is answered, as when replies are late.
  */
 void		 udp_path_doubt(struct udp_path *);
+/*
+ * 1: the link carries no frames (liveness.h's idle): the path's probes go
+ * every UDP_IDLE_PROBES intervals, enough for a NAT's binding.  0: frames
+ * again: the frames go by the connection too until a probe sent at once
+ * is answered, and the path is judged from then.
+ */
+void		 udp_path_idle(struct udp_path *, int idle);
 
 /* For show: its state, path MTU, endpoint, and the counters. */
 const char	*udp_state_name(enum udp_state);

@@ -918,6 +918,8 @@ link_live_idle(struct link *l, uint64_t now, int idle)
 		return;
 	l->live_idle = idle;
 	link_live_reconfigure(l);
+	if (l->dpath != NULL)
+		udp_path_idle(l->dpath, idle);
 	if (!idle && l->live.interval < before &&
 	    (l->conn->hello.caps & WIRE_CAP_DGRAM_LIVE))
 		liveness_poll(&l->live, now);
@@ -1049,6 +1051,8 @@ links_set_idle_slow(struct links *lks, int on)
 	TAILQ_FOREACH(l, &lks->list, entry) {
 		l->live_idle = 0;
 		link_live_reconfigure(l);
+		if (l->dpath != NULL)
+			udp_path_idle(l->dpath, 0);
 	}
 }
 

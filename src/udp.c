@@ -112,6 +112,8 @@ struct udp_path {
 	uint64_t		 srtt;		/* ms */
 	uint64_t		 ok_until;	/* ms: what was sent before arrived */
 	uint64_t		 doubted;	/* ms: the link's word; 0: none */
+	int			 idle;		/* no frames: probes slow down */
+	uint64_t		 woke;		/* ms, it last stopped being idle */
 	uint64_t		 lossy_until;	/* ms: cut super-frames until then */
 	uint64_t		 overflow0;	/* u->rx_overflow when keyed */
 	uint32_t		 peer_lost;	/* as its last reply said */
@@ -777,6 +779,28 @@ udp_path_doubt(struct udp_path *p)
 	udp_path_tick(p, now);
 }
 
+void
+udp_path_idle(struct udp_path *p, int idle)
+{
+	uint64_t	 now = p->u->now_ms();
+
+	if (idle == p->idle)
+		return;
+	p->idle = idle;
+	if (idle || p->state != UDP_UP)
+		return;
+	/*
+	 * Frames again: the path was last heard up to an idle probe
+	 * interval ago.  They go both ways until a probe sent now is
+	 * answered, and the path is judged from now, not from that reply.
+	 */
+	p->woke = now;
+	if (p->doubted <= p->last_reply)
+		p->doubted = now;
+	p->next_probe = now;
+	udp_path_tick(p, now);
+}
+
 int
 udp_path_send_live(struct udp_path *p, const struct wire_probe *pr)
 {
@@ -798,16 +822,30 @@ udp_path_send_live(struct udp_path *p, const struct wire_probe *pr)
 
 /* The path's state, and what it means for the frames. */
 
+/* Between two probes of ours: slower on an idle path (udp_path_idle). */
+static uint64_t
+udp_every(const struct udp_path *p)
+{
+	return p->idle ? UDP_IDLE_PROBES * p->u->probe_ms : p->u->probe_ms;
+}
+
+/* Since when the path counts as heard: its last reply, or its waking. */
+static uint64_t
+udp_heard(const struct udp_path *p)
+{
+	return p->last_reply > p->woke ? p->last_reply : p->woke;
+}
+
 static uint64_t
 udp_suspect_ms(const struct udp_path *p)
 {
-	return p->u->probe_ms + p->u->probe_ms / 4 + 2 * p->srtt;
+	return udp_every(p) + udp_every(p) / 4 + 2 * p->srtt;
 }
 
 static uint64_t
 udp_dead_ms(const struct udp_path *p)
 {
-	return 3 * p->u->probe_ms + 2 * p->srtt;
+	return 3 * udp_every(p) + 2 * p->srtt;
 }
 
 static enum udp_mode
@@ -819,7 +857,7 @@ udp_mode_at(const struct udp_path *p, uint64_t now)
 		return UDP_MODE_UDP;
 	if (p->state != UDP_UP)
 		return UDP_MODE_TCP;
-	return now - p->last_reply > udp_suspect_ms(p) ||
+	return now - udp_heard(p) > udp_suspect_ms(p) ||
 	    p->doubted > p->last_reply ? UDP_MODE_BOTH : UDP_MODE_UDP;
 }
 
@@ -905,12 +943,12 @@ udp_path_tick(struct udp_path *p, uint64_t now)
 			/* The first may beat the offer: soon again. */
 			p->next_probe = now + p->u->probe_ms / 8 + 1;
 		else
-			p->next_probe = now + p->u->probe_ms;
+			p->next_probe = now + udp_every(p);
 	}
 	if (p->state == UDP_UP && (size = pmtu_probe(&p->pmtu, now)) != 0)
 		udp_send_probe(p, now, DGRAM_PROBE, ++p->probe_id, size, now,
 		    0);
-	if (p->state == UDP_UP && now - p->last_reply > udp_dead_ms(p))
+	if (p->state == UDP_UP && now - udp_heard(p) > udp_dead_ms(p))
 		udp_set_state(p, UDP_FALLBACK, now, "probes unanswered");
 	else if (p->state == UDP_PROBING && now - p->since > udp_dead_ms(p))
 		udp_set_state(p, UDP_FALLBACK, now, "no answer");
@@ -919,11 +957,11 @@ udp_path_tick(struct udp_path *p, uint64_t now)
 	if (p->state == UDP_UP) {
 		if (pmtu_wake(&p->pmtu) < at)
 			at = pmtu_wake(&p->pmtu);
-		if (p->last_reply + udp_suspect_ms(p) + 1 > now &&
-		    p->last_reply + udp_suspect_ms(p) + 1 < at)
-			at = p->last_reply + udp_suspect_ms(p) + 1;
-		if (p->last_reply + udp_dead_ms(p) + 1 < at)
-			at = p->last_reply + udp_dead_ms(p) + 1;
+		if (udp_heard(p) + udp_suspect_ms(p) + 1 > now &&
+		    udp_heard(p) + udp_suspect_ms(p) + 1 < at)
+			at = udp_heard(p) + udp_suspect_ms(p) + 1;
+		if (udp_heard(p) + udp_dead_ms(p) + 1 < at)
+			at = udp_heard(p) + udp_dead_ms(p) + 1;
 	} else if (p->state == UDP_PROBING &&
 	    p->since + udp_dead_ms(p) + 1 < at)
 		at = p->since + udp_dead_ms(p) + 1;

@@ -106,6 +106,29 @@ for how in "INPUT OUTPUT" "INPUT"; do
 	awk -v g="$g" 'BEGIN { exit !(g < 2.0) }' || fail "$name: the ping stopped for $g s"
 done
 
+# Idle: no frames for 10 s.  The probes slow to 2 s, the datagram paths'
+# own to one in 10 s; the first frames go by both ways until a probe is
+# answered, then by datagrams again, nothing lost, no liveness lost.
+ip netns pids "${G_NS[g1]}" 2>/dev/null | xargs -r kill 2>/dev/null || true
+slow() { [[ $(link_field host1 p1 probe_ms) == 2000 && $(link_field host1 p2 probe_ms) == 2000 ]]; }
+wait_for 25 slow || fail "idle: host1's links still probe fast: $(vctl host1 show links all)"
+a=$(row host1 p1 dgram_probes)
+wait_for 6 now_past "$(later 3)" || true
+b=$(row host1 p1 dgram_probes)
+say "idle: host1 sent $((b - a)) path probes to p1 in 3 s"
+((b - a <= 1)) || fail "idle: host1 sent $((b - a)) path probes to p1 in 3 s (one a second when busy)"
+l1=$(losses host1)
+ping_start idle
+p=$(failover_active)
+wait_for 5 transport_is host1 "$p" udp ||
+	fail "idle: host1's frames to $p are not on datagrams: $(row host1 "$p" transport_now)"
+wait_for 5 now_past "$(later 1)" || true
+ping_stop
+read -r g _ < <(ping_gap "$TMPD/ping-idle" 0)
+say "idle: the ping by $p after the idle time: longest gap $g s, frames by $(row host1 "$p" transport_now)"
+awk -v g="$g" 'BEGIN { exit !(g < 0.5) }' || fail "idle: the ping stopped for $g s"
+(($(losses host1) == l1)) || fail "idle: a link lost its liveness: $(grep "liveness lost" "${D_LOG[host1]}")"
+
 # Then silent: everything dropped.
 ping_start silent
 p=$(failover_active)
