@@ -50,18 +50,8 @@ has_cand proxy host1 '100\.64\.[0-9.]+:[0-9]+/.*' &&
 	fail "host1's record names the carrier's inner space: $(cands proxy host1)"
 
 shortcut_up() { link_up host1 host2 && [[ $(link_field host1 host2 origin) == auto ]]; }
-# The bytes the proxy took in from both hosts (the transfer once, and
-# what little goes by it besides), and what the guests' TAPs received.
-proxy_in() { echo $(($(link_field proxy host1 bytes_in) + $(link_field proxy host2 bytes_in))); }
+# The frames the proxy took in from both hosts (nat_proxy_in: the bytes).
 proxy_frames() { echo $(($(link_field proxy host1 frames_in) + $(link_field proxy host2 frames_in))); }
-guest_rx() {
-	echo $(($(in_guest g1 cat /sys/class/net/vtap0/statistics/rx_bytes) +
-		$(in_guest g2 cat /sys/class/net/vtap0/statistics/rx_bytes)))
-}
-# stamp LINE: the daemon's time stamp (HH:MM:SS.mmm) as ms of the day.
-stamp() {
-	awk '{ split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 }' <<<"$1"
-}
 logged() { grep -q -e "$2" "$TMPD/$1.log"; }
 
 G2=$(guest_ip 2)
@@ -85,7 +75,7 @@ wait_for 3 logged host1 'adapt: pair host1-host2 .*dialing -> up, ' ||
 	fail "host1 did not decide the shortcut is up: $(vctl host1 show adapt)"
 decision=$(grep -m 1 'pair host1-host2 .*above -> dialing' "$TMPD/host1.log")
 up=$(grep -m 1 'link host2: .*-> UP' "$TMPD/host1.log")
-say "decision to direct link up: $(($(stamp "$up") - $(stamp "$decision"))) ms"
+say "decision to direct link up: $(($(log_ms "$up") - $(log_ms "$decision"))) ms"
 up=$(grep -o 'adapt: pair host1-host2 .*dialing -> up, .*' "$TMPD/host1.log" | head -n 1)
 say "$up"
 [[ $up == *"by candidate 10.66.0.12:$PORT (seen-udp)" ]] ||
@@ -111,17 +101,17 @@ fi
 
 moved() {
 	local a b
-	a=$(proxy_in)
+	a=$(nat_proxy_in)
 	sleep 1
-	b=$(proxy_in)
+	b=$(nat_proxy_in)
 	((b - a < 100000))
 }
 wait_for 5 moved || fail "the proxy still carries the transfer"
 # The window measured (not a wait for a state): the proxy's share of
 # the bulk traffic once the pair is direct.
-p0=$(proxy_in) f0=$(proxy_frames) r0=$(guest_rx) d0=$(link_field host1 host2 bytes_out)
+p0=$(nat_proxy_in) f0=$(proxy_frames) r0=$(guest_rx g1 g2) d0=$(link_field host1 host2 bytes_out)
 sleep 2
-p1=$(proxy_in) f1=$(proxy_frames) r1=$(guest_rx) d1=$(link_field host1 host2 bytes_out)
+p1=$(nat_proxy_in) f1=$(proxy_frames) r1=$(guest_rx g1 g2) d1=$(link_field host1 host2 bytes_out)
 share=$(awk -v p=$((p1 - p0)) -v r=$((r1 - r0)) 'BEGIN { printf "%.2f", (r > 0 ? p * 100 / r : 100) }')
 say "in 2 s: guests received $((r1 - r0)) bytes, $((d1 - d0)) on the direct link, the proxy took in $((p1 - p0)) bytes in $((f1 - f0)) frames ($share%)"
 ((d1 - d0 > 2000000)) || fail "the transfer is not on the direct link"

@@ -293,6 +293,21 @@ link proxy $(addr proxy):$PORT tls transport auto"
 			fail "$d: show nodes: $(vctl "$d" show nodes)"
 	done
 }
+# nat_proxy_in: the bytes the proxy took in from host1 and host2.
+nat_proxy_in() { echo $(($(link_field proxy host1 bytes_in) + $(link_field proxy host2 bytes_in))); }
+# guest_rx GUEST...: the bytes their TAP devices received, summed.
+guest_rx() {
+	local g sum=0
+	for g in "$@"; do
+		sum=$((sum + $(in_guest "$g" cat /sys/class/net/vtap0/statistics/rx_bytes)))
+	done
+	echo "$sum"
+}
+# log_ms LINE: a daemon's log line's time stamp (HH:MM:SS.mmm) as ms of
+# the day.
+log_ms() {
+	awk '{ split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 }' <<<"$1"
+}
 # cands DAEMON NODE: NODE's candidates as DAEMON's show nodes has them.
 cands() {
 	vctl "$1" -t show nodes | awk -F'\t' -v n="$2" \

@@ -73,20 +73,6 @@ since_start() {
 	awk -v from="${LOG_AT[$1]}" 'NR > from' "$TMPD/$1.log" | grep -m 1 -e "$2"
 }
 logged() { since_start "$1" "$2" >/dev/null; }
-# stamp LINE: the daemon's time stamp (HH:MM:SS.mmm) as ms of the day.
-stamp() {
-	awk '{ split($1, t, ":"); printf "%.0f\n", ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 }' <<<"$1"
-}
-# The bytes the proxy took in from both hosts (the transfer once, and
-# what little goes by it besides).
-proxy_in() { echo $(($(link_field proxy host1 bytes_in) + $(link_field proxy host2 bytes_in))); }
-guest_rx() {
-	local g sum=0
-	for g in "$@"; do
-		sum=$((sum + $(in_guest "$g" cat /sys/class/net/vtap0/statistics/rx_bytes)))
-	done
-	echo "$sum"
-}
 
 declare -A LOG_AT
 echo "try,direct,decision_to_up_ms,proxy_bytes,guest_bytes,proxy_share,candidate,failure" >"$OUT/nat.csv"
@@ -125,7 +111,7 @@ link proxy $(addr proxy):$PORT tls transport auto"
 	if wait_for "$DIRECT_WAIT" shortcut_up; then
 		direct=1
 		up=$(since_start host1 'link host2: .*-> UP')
-		ms=$(($(stamp "$up") - $(stamp "$decision")))
+		ms=$(($(log_ms "$up") - $(log_ms "$decision")))
 		wait_for 5 logged host1 'pair host1-host2 .*dialing -> up' ||
 			fail "try $k: host1 did not decide the shortcut is up: $(vctl host1 show adapt)"
 		cand=$(since_start host1 'pair host1-host2 .*dialing -> up' | sed -n 's/.* by candidate \(.*\)$/\1/p')
@@ -142,9 +128,9 @@ link proxy $(addr proxy):$PORT tls transport auto"
 			ip netns exec "$(ns "$d")" ss -tan "sport = :$lport" | sed "s/^/$d:   /"
 		done >"$OUT/nat-try$k.log"
 	fi
-	p0=$(proxy_in) r0=$(guest_rx "g1-$k" "g2-$k")
+	p0=$(nat_proxy_in) r0=$(guest_rx "g1-$k" "g2-$k")
 	sleep "$WINDOW"	# the window measured, not a wait for a state
-	p1=$(proxy_in) r1=$(guest_rx "g1-$k" "g2-$k")
+	p1=$(nat_proxy_in) r1=$(guest_rx "g1-$k" "g2-$k")
 	kill "$iperf" 2>/dev/null || true
 	wait "$iperf" 2>/dev/null || true
 	# Whatever else runs in this try's guests (the server; a client that
