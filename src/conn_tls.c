@@ -106,6 +106,9 @@ conn_tls_error(struct conn *c, int sockerr, unsigned long first, char *why,
 		log_warnx("%s: refused: %s", c->peer, why);
 	} else if (c->state != CONN_UP) {
 		c->cs->stats.tls_failed++;
+		/* A listener lists it too: a plain dialler is fixed over there. */
+		if (!c->outgoing)
+			conn_refused(c, NULL, why);
 		log_warnx("%s: TLS handshake failed: %s", c->peer, why);
 	}
 }

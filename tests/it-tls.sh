@@ -190,6 +190,8 @@ link proxy $PADDR"
 wait_for 15 grep -q "not TLS: the peer dialled this TLS listener without tls" "${D_LOG[proxy]}" ||
 	fail "the proxy's log does not say that a plain peer dialled its TLS listener: $(tail -n 5 "${D_LOG[proxy]}")"
 say "  proxy: $(grep -m1 -o 'not TLS: the peer dialled.*' "${D_LOG[proxy]}")"
+vctl proxy -t show refused | grep -q "not TLS: the peer dialled this TLS listener without tls" ||
+	fail "the proxy's show refused does not list the plain dialler: $(vctl proxy show refused)"
 link_not_up n11 proxy || fail "the plain link came up"
 wait_for 10 grep -q "its listener is TLS and this link has no tls" "${D_LOG[n11]}" ||
 	fail "n11's log does not say that the listener may be TLS: $(tail -n 3 "${D_LOG[n11]}")"
