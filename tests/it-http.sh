@@ -103,6 +103,10 @@ for v in "links all" routes interfaces macs stats flows vcc nodes topology traff
 		fail "/api/v1/$p and vnetctl -j show $v differ: $out ($(head -c 300 "$TMPD/api.json"))"
 	say "/api/v1/$p: $out"
 done
+for p in links links/host1 stats info history/links/host1; do
+	ct=$(get host1 "/api/v1/$p" -o /dev/null -w '%{content_type}') || fail "GET /api/v1/$p failed"
+	[[ $ct == application/json ]] || fail "/api/v1/$p is served as '$ct', not application/json"
+done
 say "the page's matrix: top=1 sums every pair into at most 2 rows and columns"
 # The sums of the cut matrix are those of the whole table (read again until
 # no record arrives between the two reads), and a page of /api/v1/traffic
