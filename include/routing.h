@@ -64,8 +64,9 @@
  * record replaces the copy held at most once per NODEDB_MIN_ARRIVAL_MS;
  * this node claims at most NODE_MACS_MAX MACs; it keeps the traffic
  * reports of ROUTING_REPORTS_MAX nodes.  A malformed record closes the
- * link that sent it.  A path computation runs at most once per
- * ROUTING_SPF_HOLD_MS, so a burst of records costs one or two.
+ * link that sent it.  Path computations run at once up to
+ * ROUTING_SPF_BURST in a row, then one per ROUTING_SPF_HOLD_MS, so a burst
+ * of records costs a few.
  */
 #ifndef VNET_ROUTING_H
 #define VNET_ROUTING_H
@@ -85,6 +86,7 @@ struct fwd_port;
 #define ROUTING_REFRESH_MAX	3600		/* s; records live 3 times it */
 #define ROUTING_ORIG_MIN_MS	200
 #define ROUTING_SPF_HOLD_MS	50		/* between two computations */
+#define ROUTING_SPF_BURST	4		/* ... after so many at once */
 #define ROUTING_TRAFFIC_MS	5000
 #define ROUTING_INTEREST_MS	(300 * 1000)	/* the matrix asked for */
 #define ROUTING_REPORTS_MAX	1024		/* origins whose rows we keep */

@@ -185,7 +185,7 @@ struct routing {
 	unsigned int		 dirty;		/* ROUTING_DIRTY_TOPO, pages */
 	unsigned int		 pages_sent;	/* pages we have a record of */
 	unsigned int		 page_n[NODE_MAC_PAGES];	/* MACs in each */
-	uint64_t		 last_compute_ms;
+	uint64_t		 spf_tat;	/* ms, routing_path_soon() */
 
 	/* Traffic reports (routing_traffic.c). */
 	uint64_t		 interest_until;	/* ms: we want the rows */

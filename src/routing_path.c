@@ -18,21 +18,23 @@
 #include "spf.h"
 
 /*
- * A computation as soon as ROUTING_SPF_HOLD_MS after the last: a burst of
- * records (a database exchange, a node's start) makes one or two, not one
- * each.
+ * A computation at once while the bucket allows (ROUTING_SPF_BURST in a
+ * row), then one per ROUTING_SPF_HOLD_MS: a change in a quiet network
+ * (a link back, the record that follows it) is computed when it comes,
+ * and a burst or a flood of records costs at most 1000 / HOLD a second.
+ * spf_tat is the bucket's theoretical arrival time (GCRA).
  */
 void
 routing_path_soon(struct routing *r)
 {
+	const uint64_t	 slack = (ROUTING_SPF_BURST - 1) * ROUTING_SPF_HOLD_MS;
 	uint64_t	 at;
 
 	if (!r->on || !r->started || r->compute_at != 0)
 		return;
 	at = routing_now(r);
-	if (r->last_compute_ms != 0 &&
-	    at < r->last_compute_ms + ROUTING_SPF_HOLD_MS)
-		at = r->last_compute_ms + ROUTING_SPF_HOLD_MS;
+	if (r->spf_tat > slack && at < r->spf_tat - slack)
+		at = r->spf_tat - slack;
 	r->compute_at = at != 0 ? at : 1;
 	routing_schedule(r);
 }
@@ -135,7 +137,8 @@ routing_path_compute(struct routing *r)
 	int			 idx, hop;
 
 	r->st.recomputed++;
-	r->last_compute_ms = routing_now(r);
+	r->spf_tat = (r->spf_tat > routing_now(r) ? r->spf_tat :
+	    routing_now(r)) + ROUTING_SPF_HOLD_MS;
 	routing_mac_swap(r, old);
 	r->prev = old;
 	if (graph(r) == -1) {
