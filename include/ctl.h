@@ -7,6 +7,7 @@
  * zero or more lines and a final line:
  *
  *   %columns NAME<TAB>NAME...   optional, first: the column names of a table
+ *                               (NAME[] or NAME[F/G]: a list, see out.h)
  *   ROW                         data rows, fields separated by TAB
  *   %message TEXT               detail for a person, such as each error of
  *                               a configuration file that reload refused

@@ -8,6 +8,15 @@
  * JSON: an array with one object per row, keyed by the column names; a
  * field that is a decimal number is a JSON number, "-" is null, anything
  * else a string.  Rows outside any table (`show config`) are strings.
+ *
+ * A column's name says when its cells are lists, which the text and TSV
+ * tables print as they come ("host1,host2") under the name alone:
+ *   links[]                items separated by ',': a JSON array of values
+ *                          (each as a field above), "-" the empty array
+ *   candidates[addr/kind]  the same, each item an object whose fields
+ *                          are separated by '/' ("10.0.0.1:7870/host":
+ *                          {"addr":"10.0.0.1:7870","kind":"host"}), the
+ *                          last taking the rest, those missing null
  */
 #ifndef VNET_OUT_H
 #define VNET_OUT_H

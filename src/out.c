@@ -9,6 +9,19 @@
 
 struct out;
 
+/*
+ * A column of a table, from its name in "%columns": "links[]" holds a
+ * list, "candidates[addr/kind]" a list of objects with those fields (see
+ * out.h); the key is the name without the brackets.
+ */
+struct out_col {
+	const char	*name;
+	size_t		 len;
+	int		 list;
+	const char	*fields;	/* "addr/kind", or empty: strings */
+	size_t		 flen;
+};
+
 struct out_ops {
 	int	(*columns)(struct out *, const char *);
 	int	(*row)(struct out *, const char *);
@@ -23,10 +36,9 @@ struct out {
 	/* text: rows kept until the end, so that columns can be aligned */
 	char			**rows;
 	size_t			  n, cap;
-	/* JSON: the column names of the current table */
+	/* JSON: the columns of the current table */
 	char			*cols;
-	const char		*col[OUT_COLS_MAX];
-	size_t			 collen[OUT_COLS_MAX];
+	struct out_col		 col[OUT_COLS_MAX];
 	size_t			 ncol;
 	int			 first;
 	int			 pairs;	/* a name/value table: one object */
@@ -48,6 +60,50 @@ static size_t
 field_len(const char *p)
 {
 	return strcspn(p, "\t");
+}
+
+static void
+col_parse(const char *p, size_t len, struct out_col *c)
+{
+	const char	*b;
+
+	memset(c, 0, sizeof(*c));
+	c->name = p;
+	c->len = len;
+	if (len < 3 || p[len - 1] != ']' ||
+	    (b = memchr(p, '[', len)) == NULL || b == p)
+		return;
+	c->list = 1;
+	c->len = (size_t)(b - p);
+	c->fields = b + 1;
+	c->flen = len - c->len - 2;
+}
+
+/*
+ * The column names as a person or a script reads them: a list column by
+ * its name alone, its cells being printed as they come ("a,b").
+ */
+static char *
+columns_plain(const char *cols)
+{
+	struct out_col	 c;
+	char		*s, *d;
+	size_t		 len;
+
+	if ((s = d = malloc(strlen(cols) + 1)) == NULL)
+		return NULL;
+	for (;;) {
+		len = field_len(cols);
+		col_parse(cols, len, &c);
+		memcpy(d, c.name, c.len);
+		d += c.len;
+		if (cols[len] == '\0')
+			break;
+		*d++ = '\t';
+		cols += len + 1;
+	}
+	*d = '\0';
+	return s;
 }
 
 /* text */
@@ -73,7 +129,14 @@ text_keep(struct out *o, const char *row)
 static int
 text_columns(struct out *o, const char *cols)
 {
-	return text_keep(o, cols);
+	char	*plain;
+	int	 r;
+
+	if ((plain = columns_plain(cols)) == NULL)
+		return -1;
+	r = text_keep(o, plain);
+	free(plain);
+	return r;
 }
 
 static int
@@ -117,10 +180,15 @@ static const struct out_ops out_text = { text_columns, text_keep, text_end };
 static int
 tsv_columns(struct out *o, const char *cols)
 {
-	if (o->header) {
-		puts_(o, cols);
-		put(o, "\n", 1);
-	}
+	char	*plain;
+
+	if (!o->header)
+		return 0;
+	if ((plain = columns_plain(cols)) == NULL)
+		return -1;
+	puts_(o, plain);
+	put(o, "\n", 1);
+	free(plain);
 	return 0;
 }
 
@@ -217,6 +285,15 @@ json_sink(const char *s, size_t len, void *arg)
 	put(arg, s, len);
 }
 
+/* The length of s up to its first c, or len. */
+static size_t
+strcspn_n(const char *s, size_t len, char c)
+{
+	const char	*p = memchr(s, c, len);
+
+	return p != NULL ? (size_t)(p - s) : len;
+}
+
 static void
 json_value(struct out *o, const char *s, size_t len)
 {
@@ -226,6 +303,65 @@ json_value(struct out *o, const char *s, size_t len)
 		put(o, s, len);
 	else
 		out_json_string(s, len, json_sink, o);
+}
+
+/*
+ * One item of a list of objects: its fields are separated by '/', the
+ * last taking the rest; those it lacks are null.
+ */
+static void
+json_item(struct out *o, const struct out_col *c, const char *s, size_t len)
+{
+	const char	*f = c->fields, *fend = c->fields + c->flen, *slash;
+	size_t		 flen, vlen;
+	int		 have = 1;
+
+	put(o, "{", 1);
+	for (;;) {
+		slash = memchr(f, '/', (size_t)(fend - f));
+		flen = slash != NULL ? (size_t)(slash - f) : (size_t)(fend - f);
+		out_json_string(f, flen, json_sink, o);
+		put(o, ":", 1);
+		if (!have)
+			puts_(o, "null");
+		else if (slash == NULL ||
+		    (vlen = strcspn_n(s, len, '/')) == len) {
+			json_value(o, s, len);
+			have = 0;
+		} else {
+			json_value(o, s, vlen);
+			s += vlen + 1;
+			len -= vlen + 1;
+		}
+		if (slash == NULL)
+			break;
+		put(o, ",", 1);
+		f = slash + 1;
+	}
+	put(o, "}", 1);
+}
+
+/* A list cell: items separated by ',', "-" (or nothing) the empty list. */
+static void
+json_list(struct out *o, const struct out_col *c, const char *s, size_t len)
+{
+	size_t	 ilen;
+
+	put(o, "[", 1);
+	if (len > 0 && !(len == 1 && s[0] == '-'))
+		for (;;) {
+			ilen = strcspn_n(s, len, ',');
+			if (c->flen > 0)
+				json_item(o, c, s, ilen);
+			else
+				json_value(o, s, ilen);
+			if (ilen == len)
+				break;
+			put(o, ",", 1);
+			s += ilen + 1;
+			len -= ilen + 1;
+		}
+	put(o, "]", 1);
 }
 
 static int
@@ -244,8 +380,7 @@ json_columns(struct out *o, const char *cols)
 	if (o->first)
 		o->pairs = strcmp(cols, "name\tvalue") == 0;
 	for (o->ncol = 0, p = o->cols; o->ncol < OUT_COLS_MAX; ) {
-		o->col[o->ncol] = p;
-		o->collen[o->ncol] = field_len(p);
+		col_parse(p, field_len(p), &o->col[o->ncol]);
 		o->ncol++;
 		if (p[field_len(p)] == '\0')
 			break;
@@ -283,15 +418,18 @@ json_row(struct out *o, const char *row)
 		len = field_len(p);
 		if (i > 0)
 			put(o, ",", 1);
-		out_json_string(o->col[i], o->collen[i], json_sink, o);
+		out_json_string(o->col[i].name, o->col[i].len, json_sink, o);
 		put(o, ":", 1);
-		json_value(o, p, len);
+		if (o->col[i].list)
+			json_list(o, &o->col[i], p, len);
+		else
+			json_value(o, p, len);
 		if (p[len] == '\0') {
 			/* A short row: the missing fields are unknown. */
 			for (i++; i < o->ncol; i++) {
 				put(o, ",", 1);
-				out_json_string(o->col[i], o->collen[i],
-				    json_sink, o);
+				out_json_string(o->col[i].name,
+				    o->col[i].len, json_sink, o);
 				puts_(o, ":null");
 			}
 			break;

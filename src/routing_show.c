@@ -48,8 +48,10 @@ show_nodes(struct routing *r, struct evbuffer *out)
 	size_t		 i, k;
 	int		 idx;
 
+	/* Three lists: arrays in JSON (out.h), "a,b" in a table. */
 	evbuffer_add_printf(out, "%%columns node\tseq\tage\tlifetime\t"
-	    "reachable\thops\tlinks\tmacs\taddresses\tcandidates\trelay\n");
+	    "reachable\thops\tlinks[]\tmacs\taddresses[]\t"
+	    "candidates[addr/kind]\trelay\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
 		if ((t = routing_topo(e)) == NULL)

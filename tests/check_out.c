@@ -103,6 +103,38 @@ START_TEST(out_text_and_tsv)
 }
 END_TEST
 
+/*
+ * List columns (show nodes): arrays in JSON, of values or of objects; the
+ * tables print the cells as they come under the bare names.
+ */
+START_TEST(out_lists)
+{
+	const char *const lines[] = { "%columns node\tlinks[]\tc[addr/kind]",
+	    "a\tb,c\t10.0.0.1:7870/host,10.0.0.2:1/seen-udp",
+	    "d\t-\t-", "e\t12\tx:1,y/z/w", "f", NULL };
+
+	ck_assert_str_eq(render(OUT_JSON, lines),
+	    "[\n{\"node\":\"a\",\"links\":[\"b\",\"c\"],"
+	    "\"c\":[{\"addr\":\"10.0.0.1:7870\",\"kind\":\"host\"},"
+	    "{\"addr\":\"10.0.0.2:1\",\"kind\":\"seen-udp\"}]},\n"
+	    "{\"node\":\"d\",\"links\":[],\"c\":[]},\n"
+	    /* A field missing is null, the last takes the rest. */
+	    "{\"node\":\"e\",\"links\":[12],\"c\":[{\"addr\":\"x:1\","
+	    "\"kind\":null},{\"addr\":\"y\",\"kind\":\"z/w\"}]},\n"
+	    /* A short row: unknown, not empty. */
+	    "{\"node\":\"f\",\"links\":null,\"c\":null}\n]\n");
+	ck_assert_str_eq(render(OUT_TEXT, lines),
+	    "node  links  c\n"
+	    "a     b,c    10.0.0.1:7870/host,10.0.0.2:1/seen-udp\n"
+	    "d     -      -\n"
+	    "e     12     x:1,y/z/w\n"
+	    "f\n");
+	ck_assert_str_eq(render(OUT_TSV_HEADER, lines),
+	    "node\tlinks\tc\na\tb,c\t10.0.0.1:7870/host,10.0.0.2:1/seen-udp\n"
+	    "d\t-\t-\ne\t12\tx:1,y/z/w\nf\n");
+}
+END_TEST
+
 START_TEST(history_rates_and_ring)
 {
 	struct history		*h = history_new();
@@ -172,6 +204,7 @@ main(void)
 	tcase_add_test(tc, out_json_numbers);
 	tcase_add_test(tc, out_json_empty_and_lines);
 	tcase_add_test(tc, out_text_and_tsv);
+	tcase_add_test(tc, out_lists);
 	tcase_add_test(tc, history_rates_and_ring);
 	tcase_add_test(tc, history_bounded);
 	suite_add_tcase(s, tc);

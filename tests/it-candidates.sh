@@ -70,8 +70,11 @@ wait_for 10 has_cand proxy host3 "$NAT_OUT:[0-9]+/seen-udp" ||
 # candidate, so published once, as host.
 has_cand host3 proxy "$(addr proxy):$PORT/(host|seen-in)" ||
 	fail "the proxy's record: $(cands host3 proxy)"
-vctl host1 -j show nodes | grep -q "\"candidates\": *\"[^\"]*$(addr host2):$PORT/host" ||
-	fail "show nodes -j has no candidates: $(vctl host1 -j show nodes)"
+vctl host1 -j show nodes | python3 -c '
+import json, sys
+n = {r["node"]: r for r in json.load(sys.stdin)}
+sys.exit(0 if {"addr": sys.argv[1], "kind": "host"} in n["host2"]["candidates"] else 1)' \
+	"$(addr host2):$PORT" || fail "show nodes -j has no candidates: $(vctl host1 -j show nodes)"
 
 say "bulk transfer guest 1 -> guest 2: a shortcut to host2's candidate"
 G2=$(guest_ip 2)

@@ -2,7 +2,8 @@
 #
 # The status server: a proxy and two hosts, the proxy's http server allowing
 # host1's underlay address alone.  Every API endpoint gives JSON that parses
-# and agrees with vnetctl -j; /metrics is valid Prometheus text (checked
+# and agrees with vnetctl -j, whose show nodes gives its lists (links,
+# addresses, candidates) as arrays where -t keeps "a,b"; /metrics is valid Prometheus text (checked
 # strictly by tests/http_check.py, and by promtool when installed) and has
 # each family with what the traffic and a refused node made of it
 # (refusals, nodes, liveness, probes, transport, no route); the link rate the API shows
@@ -103,6 +104,33 @@ for v in "links all" routes interfaces macs stats flows vcc nodes topology traff
 		fail "/api/v1/$p and vnetctl -j show $v differ: $out ($(head -c 300 "$TMPD/api.json"))"
 	say "/api/v1/$p: $out"
 done
+say "show nodes -j: links, addresses and candidates are arrays, the table keeps a,b"
+vctl proxy -j show nodes >"$TMPD/nodes.json" || fail "vnetctl -j show nodes failed"
+out=$(python3 - "$TMPD/nodes.json" "$(addr proxy):$PORT" <<'PY'
+import json, sys
+n = {r["node"]: r for r in json.load(open(sys.argv[1]))}
+me = sys.argv[2]
+p = n["proxy"]
+lists = all(isinstance(r[k], list) for r in n.values()
+            for k in ("links", "addresses", "candidates"))
+print("proxy: links %s, addresses %s, candidates %s"
+      % (p["links"], p["addresses"], p["candidates"]))
+ok = lists and sorted(n) == ["host1", "host2", "proxy"] and \
+    sorted(p["links"]) == ["host1", "host2"] and \
+    all(n[h]["links"] == ["proxy"] for h in ("host1", "host2")) and \
+    all(isinstance(a, str) for r in n.values() for a in r["addresses"]) and \
+    all(sorted(c) == ["addr", "kind"] for r in n.values() for c in r["candidates"]) and \
+    p["addresses"] == [me] and {"addr": me, "kind": "host"} in p["candidates"] and \
+    isinstance(p["seq"], int) and isinstance(p["macs"], int)
+sys.exit(0 if ok else 1)
+PY
+) || fail "show nodes -j is not of the documented shape: $out ($(cat "$TMPD/nodes.json"))"
+say "$out"
+hdr=$(vctl proxy -t -H show nodes | awk -F'\t' 'NR == 1 { print $7, $10 }')
+row=$(vctl proxy -t show nodes | awk -F'\t' '$1 == "proxy" { print $7, $10 }')
+want="^host[12],host[12] $(addr proxy):$PORT/host\$"
+[[ $hdr == "links candidates" && $row =~ $want ]] ||
+	fail "show nodes -t is no longer comma-joined under the bare names: '$hdr' '$row'"
 for p in links links/host1 stats info history/links/host1; do
 	ct=$(get host1 "/api/v1/$p" -o /dev/null -w '%{content_type}') || fail "GET /api/v1/$p failed"
 	[[ $ct == application/json ]] || fail "/api/v1/$p is served as '$ct', not application/json"
