@@ -16,6 +16,7 @@
 #include "listen.h"
 #include "sched.h"
 #include "stmt.h"
+#include "tlsexp.h"
 
 struct event_base;
 struct evdns_base;
@@ -129,6 +130,9 @@ struct vnetd {
 	int			 tls_seen_valid, tls_failed_valid;
 	unsigned char		 tls_seen[4][32];
 	unsigned char		 tls_failed[4][32];
+	/* Expiry warned of as it runs: this node's certificate, the peers'. */
+	struct tlsexp		 tls_exp;
+	struct tlsexp_book	 tls_exp_peers;
 
 	char			 control_group[STMT_ACCOUNT_MAX + 1];
 	gid_t			 control_gid;
@@ -246,6 +250,12 @@ size_t	 vnetd_tls_changes(struct vnetd *, void (*emit)(int, const char *,
  * of the peer on link l's connection: 0, or -1 if there is none (no TLS).
  */
 int	 vnetd_tls_left(struct vnetd *, long long *not_after, long long *left);
+/*
+ * The expiry of this node's certificate and each connected peer's, at now
+ * (a Unix time; the watch gives it every TLS_WATCH_S s): logged once per
+ * certificate at 30, 7 and 1 days left and once expired.
+ */
+void	 vnetd_tls_expiry(struct vnetd *, long long now);
 /* /metrics in the Prometheus text format: the daemon's, then the modules'. */
 void	 vnetd_metrics(struct vnetd *, struct evbuffer *);
 int	 vnetd_link_tls_left(const struct link *, long long *not_after,

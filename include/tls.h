@@ -127,7 +127,9 @@ int	 tls_recheck_peer(SSL_CTX *, SSL *, char *why, size_t len);
 int	 tls_cert_not_after(X509 *, long long *t);
 X509	*tls_peer_cert(SSL *);
 
-/* Under this many seconds left, the own certificate is warned about. */
-#define TLS_EXPIRY_WARN_S	(30LL * 24 * 3600)
+/*
+ * Under TLSEXP_WARN_S left (30 days), the own certificate is warned about
+ * at load; tlsexp.h warns again, as it runs, at the later thresholds.
+ */
 
 #endif

@@ -158,6 +158,8 @@ daemon_link_node(void *arg, struct link *l, const uint8_t *p, size_t n,
 	return -1;
 }
 
+static void	tls_exp_link(struct vnetd *, const struct link *, long long);
+
 static void
 daemon_link_up(void *arg, struct link *l)
 {
@@ -167,6 +169,8 @@ daemon_link_up(void *arg, struct link *l)
 	MODULES(d, m)
 		if (m->link_up != NULL)
 			m->link_up(m->arg, l);
+	/* A peer's certificate near its end is said as it connects. */
+	tls_exp_link(d, l, (long long)time(NULL));
 }
 
 static void
@@ -399,6 +403,19 @@ tls_loaded_set(struct vnetd *d, const struct tls_digest *dg)
 	memcpy(d->tls_sum, dg->sum, sizeof(d->tls_sum));
 }
 
+/*
+ * The certificate just loaded was warned of by the load (tls_ctx_new, at
+ * 30 days): the watch warns of it only past the level it has now.
+ */
+static void
+tls_exp_prime(struct vnetd *d)
+{
+	long long	 not_after;
+
+	if (tls_cert_not_after(tls_ctx_cert(d->tls), &not_after) == 0)
+		tlsexp_prime(&d->tls_exp, not_after, (long long)time(NULL));
+}
+
 SSL_CTX *
 vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 {
@@ -416,8 +433,10 @@ vnetd_tls(struct vnetd *d, char *err, size_t errlen)
 	/* Before: a file changed meanwhile is made again by the next reload. */
 	tls_files_digest(&f, &dg);
 	if ((d->tls = tls_ctx_new(&f, d->node, err, errlen, d->tls_warning,
-	    sizeof(d->tls_warning))) != NULL)
+	    sizeof(d->tls_warning))) != NULL) {
 		tls_loaded_set(d, &dg);
+		tls_exp_prime(d);
+	}
 	return d->tls;
 }
 
@@ -537,6 +556,7 @@ vnetd_tls_reload(struct vnetd *d, void (*emit)(int, const char *, void *),
 	d->tls = ctx;
 	tls_loaded_set(d, &dg);
 	snprintf(d->tls_warning, sizeof(d->tls_warning), "%s", warn);
+	tls_exp_prime(d);
 	log_info("TLS: files read again: certificate %s, CA %s%s%s",
 	    d->tls_cert, d->tls_ca, d->tls_crl[0] != '\0' ? ", CRL " : "",
 	    d->tls_crl);
@@ -558,6 +578,59 @@ tls_watch_emit(int is_error, const char *line, void *arg)
  * read again as a reload would.  Content that failed is not tried again
  * until it changes.
  */
+/* The certificate of l's peer, at now (tlsexp.h), if l has one. */
+static void
+tls_exp_link(struct vnetd *d, const struct link *l, long long now)
+{
+	struct tlsexp	*e;
+	const char	*node;
+	long long	 not_after;
+	int		 level;
+	char		 when[96];
+
+	if (l->conn == NULL ||
+	    tls_cert_not_after(conn_tls_peer_cert(l->conn), &not_after) == -1)
+		return;
+	node = l->peer[0] != '\0' ? l->peer : l->name;
+	e = tlsexp_find(&d->tls_exp_peers, node, now);
+	if ((level = tlsexp_step(e, not_after, now)) == 0)
+		return;
+	tlsexp_when(when, sizeof(when), not_after, now);
+	log_warnx("link %s: the certificate of node %s %s%s: renew it where "
+	    "the CA is (vnet-ca renew CADIR %s), copy the new %s.crt to %s, "
+	    "then vnetctl reload there", l->name, node, when,
+	    level == TLSEXP_LEVELS ? "; this connection goes on, the next "
+	    "one will be refused" : "", node, node, node);
+}
+
+/*
+ * This node's certificate and each connected peer's, at now: one warning
+ * per certificate as it crosses each threshold (tlsexp.h), saying what to
+ * do and where.
+ */
+void
+vnetd_tls_expiry(struct vnetd *d, long long now)
+{
+	struct link	*l;
+	long long	 not_after;
+	int		 level;
+	char		 when[96];
+
+	if (d->tls != NULL &&
+	    tls_cert_not_after(tls_ctx_cert(d->tls), &not_after) == 0 &&
+	    (level = tlsexp_step(&d->tls_exp, not_after, now)) > 0) {
+		tlsexp_when(when, sizeof(when), not_after, now);
+		log_warnx("TLS: this node's certificate %s (node %s) %s%s: "
+		    "renew it where the CA is (vnet-ca renew CADIR %s), copy "
+		    "the new %s.crt to %s, then vnetctl reload", d->tls_cert,
+		    d->node, when, level == TLSEXP_LEVELS ? "; peers refuse "
+		    "new connections with it" : "", d->node, d->node,
+		    d->tls_cert);
+	}
+	TAILQ_FOREACH(l, &d->links.list, entry)
+		tls_exp_link(d, l, now);
+}
+
 static void
 tls_watch(struct vnetd *d)
 {
@@ -569,6 +642,7 @@ tls_watch(struct vnetd *d)
 	    ++d->tls_watch_ticks < TLS_WATCH_S)
 		return;
 	d->tls_watch_ticks = 0;
+	vnetd_tls_expiry(d, (long long)time(NULL));
 	tls_files_of(d, &f);
 	tls_files_digest(&f, &dg);
 	if (memcmp(dg.sum, d->tls_sum, sizeof(dg.sum)) == 0) {

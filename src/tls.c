@@ -14,6 +14,7 @@
 #include <openssl/x509v3.h>
 
 #include "tls.h"
+#include "tlsexp.h"
 
 /* AEAD suites only; TLS 1.3 has no others, but say so rather than trust it. */
 #define TLS_SUITES	"TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:" \
@@ -171,12 +172,14 @@ check_own(SSL_CTX *ctx, const struct tls_files *f, const char *node,
 		    "'%s' (in its CN or a DNS subjectAltName): peers will "
 		    "refuse it", f->cert, node);
 	else if (tls_cert_not_after(cert, &not_after) == 0 &&
-	    (left = not_after - (long long)time(NULL)) < TLS_EXPIRY_WARN_S) {
+	    (left = not_after - (long long)time(NULL)) < TLSEXP_WARN_S) {
 		gmtime_r(&(time_t){ (time_t)not_after }, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 		snprintf(warn, warnlen, "tls-cert %s: expires in %lld day%s "
-		    "(%lld s, on %s): renew it", f->cert, left / 86400,
-		    left / 86400 == 1 ? "" : "s", left, when);
+		    "(%lld s, on %s): renew it (vnet-ca renew CADIR %s where "
+		    "the CA is, the new %s.crt copied here, then vnetctl "
+		    "reload)", f->cert, left / 86400,
+		    left / 86400 == 1 ? "" : "s", left, when, node, node);
 	}
 	return 0;
 }

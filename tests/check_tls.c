@@ -26,6 +26,7 @@
 
 #include "certgen.h"
 #include "tls.h"
+#include "tlsexp.h"
 
 #define NODE		"n1"
 #define TOTAL		(1024 * 1024)
@@ -335,6 +336,83 @@ START_TEST(test_expiry_digest)
 }
 END_TEST
 
+/*
+ * Expiry warnings with a fake clock: a look every 10 s from 40 days before
+ * the notAfter to 2 days past it warns four times, each at the first look
+ * past its threshold (30, 7, 1 days, expired); a jump past two thresholds
+ * warns once; a renewed certificate starts again; a primed one warns only
+ * past the level it was loaded at.
+ */
+START_TEST(test_expiry_thresholds)
+{
+	const long long	 day = TLSEXP_DAY_S, t0 = 1700000000LL;
+	const long long	 na = t0 + 40 * day;
+	const long long	 at[TLSEXP_LEVELS] = { na - 30 * day, na - 7 * day,
+	    na - day, na };
+	struct tlsexp	 e = { .not_after = 0 };
+	struct tlsexp_book *b;
+	long long	 now;
+	int		 level, n = 0;
+	char		 buf[96];
+
+	ck_assert_int_eq(tlsexp_level(30 * day), 0);
+	ck_assert_int_eq(tlsexp_level(30 * day - 1), 1);
+	ck_assert_int_eq(tlsexp_level(7 * day - 1), 2);
+	ck_assert_int_eq(tlsexp_level(day - 1), 3);
+	ck_assert_int_eq(tlsexp_level(0), 4);
+	ck_assert_int_eq(tlsexp_level(-5 * day), 4);
+
+	for (now = t0; now <= na + 2 * day; now += 10) {
+		if ((level = tlsexp_step(&e, na, now)) == 0)
+			continue;
+		ck_assert_int_eq(level, n + 1);
+		ck_assert_msg(now >= at[n] && now <= at[n] + 10,
+		    "level %d warned %lld s after its threshold", level,
+		    now - at[n]);
+		n++;
+	}
+	ck_assert_int_eq(n, TLSEXP_LEVELS);
+
+	/* From 40 days left to 5: one warning, at "under 7 days". */
+	memset(&e, 0, sizeof(e));
+	ck_assert_int_eq(tlsexp_step(&e, na, t0), 0);
+	ck_assert_int_eq(tlsexp_step(&e, na, na - 5 * day), 2);
+	ck_assert_int_eq(tlsexp_step(&e, na, na - 5 * day + 10), 0);
+	/* Renewed for 300 days: quiet; renewed for 20: warned again. */
+	ck_assert_int_eq(tlsexp_step(&e, now + 300 * day, na - 5 * day), 0);
+	ck_assert_int_eq(tlsexp_step(&e, na + 15 * day, na - 5 * day), 1);
+	/* Loaded with 20 days left (the load warned): next, under 7 days. */
+	tlsexp_prime(&e, na, na - 20 * day);
+	ck_assert_int_eq(tlsexp_step(&e, na, na - 20 * day + 10), 0);
+	ck_assert_int_eq(tlsexp_step(&e, na, na - 7 * day + 5), 2);
+
+	tlsexp_when(buf, sizeof(buf), na, na - 6 * day - 100);
+	ck_assert_str_eq(buf, "expires in 6 days, on 2023-12-24 22:13:20 UTC");
+	tlsexp_when(buf, sizeof(buf), na, na - 23 * 3600 - 5);
+	ck_assert_pstr_eq(strstr(buf, ","), ", on 2023-12-24 22:13:20 UTC");
+	ck_assert_int_eq(strncmp(buf, "expires in 23 hours,", 20), 0);
+	tlsexp_when(buf, sizeof(buf), na, na - 1);
+	ck_assert_int_eq(strncmp(buf, "expires in 1 minute,", 20), 0);
+	tlsexp_when(buf, sizeof(buf), na, na + 3);
+	ck_assert_str_eq(buf, "expired on 2023-12-24 22:13:20 UTC");
+
+	/* The peers' book: by node; full, the one looked at longest ago goes. */
+	ck_assert_ptr_nonnull(b = calloc(1, sizeof(*b)));
+	for (n = 0; n < TLSEXP_BOOK_MAX; n++) {
+		snprintf(buf, sizeof(buf), "host%d", n);
+		tlsexp_step(tlsexp_find(b, buf, t0 + n), na, t0 + n);
+	}
+	ck_assert_ptr_eq(tlsexp_find(b, "host7", t0), &b->e[7]);
+	ck_assert_uint_eq(b->n, TLSEXP_BOOK_MAX);
+	tlsexp_step(tlsexp_find(b, "host0", t0 + 1000), na, t0 + 1000);
+	ck_assert_ptr_eq(tlsexp_find(b, "newcomer", t0 + 1001), &b->e[1]);
+	ck_assert_str_eq(b->e[1].name, "newcomer");
+	ck_assert_int_eq(b->e[1].level, 0);
+	ck_assert_ptr_eq(tlsexp_find(b, "host0", t0 + 1002), &b->e[0]);
+	free(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -351,6 +429,7 @@ main(void)
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_recheck);
 	tcase_add_test(tc, test_expiry_digest);
+	tcase_add_test(tc, test_expiry_thresholds);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -6,7 +6,10 @@
 # 10 ms loses nothing, its new serial used at the next connection; and a
 # revoked host's link closed by the proxy's reload and refused from then on;
 # and a CRL changed with no reload, read by the daemon's own look at the
-# files (every 10 s, once they stay the same for a look).
+# files (every 10 s, once they stay the same for a look); and the expiry
+# of host1's certificate (1 day and 20 s) warned of by host1 as it crosses
+# 1 day left, and that of host2's renewed one (5 days) by the proxy, each
+# once.
 #
 # shellcheck source=tests/lib.sh
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
@@ -30,6 +33,15 @@ out=$("$VNETD" -n -f "$TMPD/soon.conf" 2>&1) ||
 	fail "vnetd -n refused a certificate that expires in 10 days: $out"
 grep -Eq 'warning: tls-cert .*/soon.crt: expires in (9|10) days' <<<"$out" ||
 	fail "vnetd -n does not warn of the expiry: $out"
+
+# host1's certificate runs out 1 day and 20 s from now: it starts under 7
+# days (warned at start) and crosses 1 day while the test runs, which its
+# own look (every 10 s) warns of once; the proxy warns of host1's as it
+# connects.
+T1=$(date +%s)
+HOST1_END=$((T1 + DAY + 20))
+cert_issue host1 "$CA_DIR" -s "$(date -u -d @$((T1 - 3600)) +%Y%m%d%H%M%SZ)" \
+	-e "$(date -u -d @$HOST1_END +%Y%m%d%H%M%SZ)"
 
 node_add proxy 1
 node_add host1 2
@@ -63,8 +75,11 @@ say "show tls and /metrics give each certificate's expiry (825 days)"
 LO=$((825 * DAY - 3600)) HI=$((825 * DAY + 60))
 left=$(tls_field proxy self - seconds_left) || fail "no own row in show tls: $(vctl proxy show tls)"
 in_range "$left" $LO $HI || fail "the proxy's certificate: $left s left, not 825 days"
+left=$(tls_field proxy peer host2 seconds_left) || fail "no row for host2 in show tls: $(vctl proxy show tls)"
+in_range "$left" $LO $HI || fail "host2's certificate: $left s left, not 825 days"
 left=$(tls_field proxy peer host1 seconds_left) || fail "no row for host1 in show tls: $(vctl proxy show tls)"
-in_range "$left" $LO $HI || fail "host1's certificate: $left s left, not 825 days"
+want=$((HOST1_END - $(date +%s)))
+in_range "$left" $((want - 5)) $((want + 5)) || fail "host1's certificate: $left s left, not $want"
 na=$(tls_field proxy self - not_after)
 [[ $na == "$(date -u -d "$(openssl x509 -noout -enddate -in "$CA_DIR/proxy.crt" | cut -d= -f2)" +%Y-%m-%dT%H:%M:%SZ)" ]] ||
 	fail "show tls says not_after $na"
@@ -101,14 +116,14 @@ link_up proxy host1 || fail "link host1 went down with the failed reload"
 out=$(vctl proxy reload 2>&1) || fail "the reload with the key back failed: $out"
 [[ -z $out ]] || fail "the key back as it was is a change: $out"
 
-say "host2's certificate renewed in place (vnet-ca renew, same key); a ping every 10 ms goes on"
+say "host2's certificate renewed in place (vnet-ca renew -d 5, same key); a ping every 10 ms goes on"
 old_serial=$(serial_of "$CA_DIR/host2.crt")
 in_guest g2 ping -n -q -c 400 -i 0.01 -W 1 "$IP1" >"$TMPD/ping.out" 2>&1 &
 pp=$!
 EXTRA_PIDS+=("$pp")
 wait_for 5 gping g1 "$IP2"
 old_hex=$(openssl x509 -noout -serial -in "$CA_DIR/host2.crt" | sed 's/^serial=//')
-"$VNET_CA" renew "$CA_DIR" host2 >/dev/null || fail "vnet-ca renew host2 failed"
+"$VNET_CA" renew -d 5 "$CA_DIR" host2 >/dev/null || fail "vnet-ca renew host2 failed"
 new_serial=$(serial_of "$CA_DIR/host2.crt")
 [[ $new_serial != "$old_serial" ]] || fail "the renewed certificate has the old serial"
 out=$(vctl host2 reload 2>&1) || fail "host2's reload failed: $out"
@@ -167,4 +182,29 @@ grep -qF "watch: tls: tls-crl $CA_DIR/crl.pem changed" "${D_LOG[proxy]}" ||
 	fail "the proxy's log does not say which file changed"
 wait_for 10 link_not_up proxy host2 || fail "link host2 stays up with its certificate revoked"
 say "  closed after $((SECONDS - t0)) s"
+
+say "expiry warned of as the daemons run: once per certificate and threshold"
+t0=$SECONDS
+# count_log DAEMON ERE: the lines of DAEMON's log that match.
+count_log() { grep -Ec "$2" "${D_LOG[$1]}" || true; }
+# shellcheck disable=SC2317 # called through wait_for
+host1_crossed() { (($(count_log host1 "$H1_OWN") > 0)); }
+H1_OWN="TLS: this node's certificate $CA_DIR/host1.crt \\(node host1\\) expires in 2[34] hours, on .*: renew it where the CA is \\(vnet-ca renew CADIR host1\\), copy the new host1.crt to $CA_DIR/host1.crt, then vnetctl reload"
+t=$((HOST1_END - DAY - $(date +%s) + 15))
+wait_for $((t > 12 ? t : 12)) host1_crossed ||
+	fail "host1 did not warn as its certificate crossed 1 day left: $(grep -F 'TLS' "${D_LOG[host1]}")"
+(($(count_log host1 "this node's certificate") == 1)) ||
+	fail "host1 warned more than once: $(grep -F "this node's certificate" "${D_LOG[host1]}")"
+(($(count_log host1 "warning: tls-cert .*host1.crt: expires in 1 day ") == 1)) ||
+	fail "host1 did not warn once at start of its certificate under 7 days"
+(($(count_log proxy 'link host1: the certificate of node host1 expires in (1 day|2[34] hours), on ') >= 1)) ||
+	fail "the proxy did not warn of host1's certificate: $(grep -F 'certificate of node' "${D_LOG[proxy]}")"
+n=$(count_log proxy 'link host2: the certificate of node host2 expires in [45] days, on .*vnet-ca renew CADIR host2.*then vnetctl reload there')
+((n == 1)) || fail "the proxy warned $n times of host2's 5-day certificate: $(grep -F 'certificate of node' "${D_LOG[proxy]}")"
+(($(count_log host2 "warning: tls-cert .*host2.crt: expires in [45] days") == 1)) ||
+	fail "host2's reload did not warn once of its 5-day certificate"
+(($(count_log host2 "this node's certificate") == 0)) ||
+	fail "host2's own look warned again of what its reload warned of"
+say "  $(grep -o "TLS: this node's certificate.*hours" "${D_LOG[host1]}") (waited $((SECONDS - t0)) s)"
+say "  $(grep -o 'link host2: the certificate.*UTC' "${D_LOG[proxy]}")"
 pass
