@@ -572,12 +572,6 @@ tls_watch_emit(int is_error, const char *line, void *arg)
 	log_info("watch: %s", line);
 }
 
-/*
- * Every TLS_WATCH_S seconds, the files' hashes: files that changed, and
- * then held the same for one more look (not caught half written), are
- * read again as a reload would.  Content that failed is not tried again
- * until it changes.
- */
 /* The certificate of l's peer, at now (tlsexp.h), if l has one. */
 static void
 tls_exp_link(struct vnetd *d, const struct link *l, long long now)
@@ -631,6 +625,12 @@ vnetd_tls_expiry(struct vnetd *d, long long now)
 		tls_exp_link(d, l, now);
 }
 
+/*
+ * Every TLS_WATCH_S seconds, the files' hashes: files that changed, and
+ * then held the same for one more look (not caught half written), are
+ * read again as a reload would.  Content that failed is not tried again
+ * until it changes.
+ */
 static void
 tls_watch(struct vnetd *d)
 {

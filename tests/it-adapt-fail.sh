@@ -3,7 +3,8 @@
 # adapt shortcuts that fail: a proxy and two hosts in a star over TLS,
 # `routing auto`, `adapt shortcuts yes` with a short hold (it-adapt's
 # arrangement).  A shortcut whose underlay breaks under a transfer falls
-# back to the relay within the keepalive time and the transfer survives;
+# back to the relay within the keepalive time, the transfer survives and a
+# ping every 10 ms goes without an answer for under 1 s;
 # then, with the underlay between host1 and host2 blocked, no shortcut
 # comes up, the traffic never stops (every 1 s of an iperf3 transfer moves
 # data, a ping every 10 ms loses nothing) and the back-off grows to 40 s
@@ -43,6 +44,13 @@ EXTRA_PIDS+=("$IPERF_PID")
 adopted() { shortcut_up && [[ $(adapt_field host1 host2 state) == up ]]; }
 wait_for $((HOLD + 5)) adopted ||
 	fail "no shortcut for the second transfer: $(vctl host1 show adapt)"
+# A ping every 10 ms across the death: it ends by itself (-c), about 5 s.
+in_guest g1 ping -D -n -i 0.01 -c 400 "$G2" >"$TMPD/ping-dies" 2>&1 &
+DPING_PID=$!
+EXTRA_PIDS+=("$DPING_PID")
+wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping-dies') >= 20 ))" ||
+	fail "the ping does not run: $(tail -n 3 "$TMPD/ping-dies")"
+tb=$(date +%s.%N)
 H1=$(ns host1)
 ip netns exec "$H1" iptables -A OUTPUT -d "$(addr host2)" -j DROP
 ip netns exec "$H1" iptables -A INPUT -s "$(addr host2)" -j DROP
@@ -51,6 +59,15 @@ not_up() { ! shortcut_up; }
 wait_for $((3 * KEEPALIVE + 2)) not_up ||
 	fail "the dead shortcut is still up: $(vctl host1 show links)"
 say "shortcut down $((( ${EPOCHREALTIME/./} - t0) / 1000)) ms after the block"
+wait "$DPING_PID" || true
+gap=$(ping_gap "$TMPD/ping-dies" "$tb")
+say "the longest gap in a ping every 10 ms across the death: ${gap% *} s"
+# (and replies after it: a ping that went silent has no gap to measure)
+last=$(awk '/bytes from/ { t = substr($1, 2, length($1) - 2) } END { print t + 0 }' "$TMPD/ping-dies")
+awk -v l="$last" -v t="$tb" 'BEGIN { exit !(l > t + 2) }' ||
+	fail "no echo came back 2 s after the block: $(tail -n 3 "$TMPD/ping-dies")"
+awk -v g="${gap% *}" 'BEGIN { exit !(g > 0 && g < 1) }' ||
+	fail "the guests lost ${gap% *} s when the shortcut died (the bound is 1 s): $(tail -n 3 "$TMPD/ping-dies")"
 wait "$IPERF_PID" || fail "the transfer did not survive the dead shortcut: $(cat "$TMPD/iperf-dies")"
 grep -q 'adapt: pair host1-host2 .* backoff, shortcut died' "$TMPD/host1.log" ||
 	fail "host1 logged no dead shortcut"

@@ -14,7 +14,8 @@
 # try is the longest time between two replies from the drop to the end of
 # its settling, so a return that costs something shows too.
 #
-# Before the tries, WINDOW seconds (default 10) of an idle link: the bytes
+# Before the tries, once the links are idle (no frame for 10 s: the slow
+# pace), WINDOW seconds (default 10) of an idle link: the bytes
 # of IP packets host 1 and proxy 1 exchange (probes, keepalives), counted
 # on host 1's underlay by an iptables chain: the probes' cost per link.
 #
@@ -58,6 +59,10 @@ ipt -A FAILOVER_BYTES -d "$(addr p1)"
 ipt -I INPUT -j FAILOVER_BYTES
 ipt -I OUTPUT -j FAILOVER_BYTES
 idle_bytes() { ipt -nvx -L FAILOVER_BYTES | awk '$1 ~ /^[0-9]+$/ { b += $2 } END { print b + 0 }'; }
+# Idle: the dialler at the slow pace (no frame for LIVENESS_IDLE_MS; the
+# listener's end answers at the pace it is asked), then a window of that.
+slow() { [[ $(link_field host1 p1 probe_ms) == 2000 ]]; }
+wait_for 30 slow || fail "the idle link host1-p1 is not at the slow pace: $(link_field host1 p1 probe_ms) ms"
 ipt -Z FAILOVER_BYTES
 b0=$(idle_bytes)
 t0=$(now)
