@@ -216,13 +216,17 @@ void		 fwd_stats(const struct fwd *, struct fwd_stats *);
  */
 struct evbuffer;
 struct metric_out;
-void		 fwd_show_routes(struct fwd *, struct evbuffer *);
+struct showwin;
+/* Rows of the page w (showwin.h; NULL: all). */
+void		 fwd_show_routes(struct fwd *, struct showwin *,
+		    struct evbuffer *);
 /*
  * The frame counters (rule_hits, learned_hits, floods, no_route): their
  * rows of show stats, and a family each in /metrics (metric.h).
  */
 void		 fwd_show_stats(const struct fwd *, struct evbuffer *);
 void		 fwd_metrics(const struct fwd *, const struct metric_out *);
-void		 fwd_show_macs(struct fwd *, uint64_t now_ms, struct evbuffer *);
+void		 fwd_show_macs(struct fwd *, uint64_t now_ms, struct showwin *,
+		    struct evbuffer *);
 
 #endif

@@ -166,7 +166,10 @@ uint64_t	 routing_foreign(const struct routing *, const char *port);
  */
 void		 routing_show(struct routing *, const struct stmt *,
 		    struct evbuffer *);
-void		 routing_show_macs(struct routing *, struct evbuffer *);
+struct showwin;
+/* Rows of the page w (showwin.h; NULL: all). */
+void		 routing_show_macs(struct routing *, struct showwin *,
+		    struct evbuffer *);
 void		 routing_show_stats(struct routing *, struct evbuffer *);
 /* Its families of /metrics (metric.h): nodes, shortcuts; none if static. */
 struct metric_out;

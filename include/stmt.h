@@ -311,6 +311,8 @@ enum stmt_persist {
 	STMT_PERSIST_AUTO,
 };
 
+struct showwin;
+
 struct stmt {
 	enum stmt_kind		kind;
 	enum stmt_op		op;
@@ -345,11 +347,11 @@ struct stmt {
 	uint16_t		from_port;
 	/*
 	 * show, from the status server only, never parsed or printed: the
-	 * rows it will give (from win_offset, win_limit of them; 0: all).
-	 * A show that makes only those says so in "%skipped N" lines for
-	 * the rows before and after (ctl.h); the others make every row.
+	 * page of rows it will give (showwin.h; NULL: all).  A show makes
+	 * only those and says so in "%skipped N" lines for the rows before
+	 * and after (ctl.h).
 	 */
-	size_t			win_offset, win_limit;
+	struct showwin		*win;
 	uint64_t		rate;			/* bit/s; 0: none */
 	enum stmt_aqm		aqm;
 	uint32_t		aqm_target;		/* us */

@@ -139,7 +139,10 @@ size_t		 vcc_flow_count(const struct vcc *);
 
 /* show flows and show vcc: the column line and a row per flow, interface. */
 struct evbuffer;
-void		 vcc_show_flows(struct vcc *, uint64_t now_us, struct evbuffer *);
+struct showwin;
+/* Rows of the page w (showwin.h; NULL: all). */
+void		 vcc_show_flows(struct vcc *, uint64_t now_us, struct showwin *,
+		    struct evbuffer *);
 void		 vcc_show_interfaces(struct vcc *, uint64_t now_us,
 		    struct evbuffer *);
 

@@ -1475,13 +1475,13 @@ vnetd_show(struct vnetd *d, const struct stmt *st, struct evbuffer *out)
 		link_show_refused(&d->links, out);
 		break;
 	case STMT_SHOW_ROUTES:
-		fwd_show_routes(d->fwd, out);
+		fwd_show_routes(d->fwd, st->win, out);
 		break;
 	case STMT_SHOW_INTERFACES:
 		show_interfaces(d, out);
 		break;
 	case STMT_SHOW_MACS:
-		fwd_show_macs(d->fwd, vnetd_now_ms(), out);
+		fwd_show_macs(d->fwd, vnetd_now_ms(), st->win, out);
 		break;
 	case STMT_SHOW_STATS:
 		show_stats(d, out);
@@ -1492,7 +1492,7 @@ vnetd_show(struct vnetd *d, const struct stmt *st, struct evbuffer *out)
 	case STMT_SHOW_LINK:
 		break;		/* vnetd_show_link(): it needs the name */
 	case STMT_SHOW_FLOWS:
-		vcc_show_flows(d->vcc, vnetd_now_us(), out);
+		vcc_show_flows(d->vcc, vnetd_now_us(), st->win, out);
 		break;
 	case STMT_SHOW_VCC:
 		vcc_show_interfaces(d->vcc, vnetd_now_us(), out);

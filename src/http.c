@@ -24,6 +24,7 @@
 #include "link.h"
 #include "log.h"
 #include "out.h"
+#include "showwin.h"
 #include "sw.h"
 
 /*
@@ -398,8 +399,10 @@ http_render(struct evbuffer *reply, struct evbuffer *body)
 }
 
 /*
- * Runs a show statement, as the control socket would, into reply; a show
- * that can makes only the page asked for.
+ * Runs a show statement, as the control socket would, into reply, but
+ * making only the page asked for: its rows are formatted, the others only
+ * counted (showwin.h), so that a request's time in the loop that forwards
+ * frames is that of its page, whatever the size of the table.
  */
 static int
 http_show(struct vnetd *d, const struct http_target *t,
@@ -407,6 +410,7 @@ http_show(struct vnetd *d, const struct http_target *t,
 {
 	struct stmt		 st;
 	struct stmt_error	 perr;
+	struct showwin		 w;
 
 	if (stmt_parse(t->line, &st, &perr) != 1) {
 		snprintf(err, errlen, "%s", perr.msg);
@@ -419,9 +423,10 @@ http_show(struct vnetd *d, const struct http_target *t,
 	}
 	if (st.show == STMT_SHOW_LINK)
 		return vnetd_show_link(d, st.name, reply, err, errlen);
-	st.win_offset = t->offset;
-	st.win_limit = t->limit;
+	showwin_init(&w, t->offset, t->limit);
+	st.win = &w;
 	vnetd_show(d, &st, reply);
+	showwin_end(&w, reply);
 	return 0;
 }
 

@@ -682,7 +682,7 @@ rd_mod_show(void *arg, const struct stmt *st, struct evbuffer *out)
 
 	switch (st->show) {
 	case STMT_SHOW_MACS:
-		routing_show_macs(rd->r, out);
+		routing_show_macs(rd->r, st->win, out);
 		break;
 	case STMT_SHOW_STATS:
 		routing_show_stats(rd->r, out);

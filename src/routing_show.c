@@ -16,6 +16,7 @@
 #include "routing.h"
 #include "routing_impl.h"
 #include "shortcut.h"
+#include "showwin.h"
 #include "spf.h"
 #include "tmatrix.h"
 #include "traffic.h"
@@ -40,7 +41,7 @@ node_macs(struct routing *r, const char *name)
 }
 
 static void
-show_nodes(struct routing *r, struct evbuffer *out)
+show_nodes(struct routing *r, struct showwin *w, struct evbuffer *out)
 {
 	const struct nodedb_entry *e;
 	const struct routing_topo *t;
@@ -54,7 +55,7 @@ show_nodes(struct routing *r, struct evbuffer *out)
 	    "candidates[addr/kind]\trelay\n");
 	for (i = 0; i < nodedb_count(r->db); i++) {
 		e = nodedb_at(r->db, i);
-		if ((t = routing_topo(e)) == NULL)
+		if ((t = routing_topo(e)) == NULL || !showwin_row(w, out))
 			continue;
 		idx = spf_find(r->spf, e->name);
 		evbuffer_add_printf(out, "%s\t%llu\t%llu\t%u\t%s\t%u\t",
@@ -82,7 +83,7 @@ show_nodes(struct routing *r, struct evbuffer *out)
 }
 
 static void
-show_topology(struct routing *r, struct evbuffer *out)
+show_topology(struct routing *r, struct showwin *w, struct evbuffer *out)
 {
 	const struct nodedb_entry *e;
 	const struct routing_topo *t;
@@ -97,6 +98,8 @@ show_topology(struct routing *r, struct evbuffer *out)
 			continue;
 		a = spf_find(r->spf, e->name);
 		for (k = 0; k < t->nlinks; k++) {
+			if (!showwin_row(w, out))
+				continue;
 			b = spf_find(r->spf, t->links[k].name);
 			evbuffer_add_printf(out, "%s\t%s\t%.3f\t%s\t%s\n",
 			    e->name, t->links[k].name,
@@ -219,24 +222,26 @@ trow_select(struct trow *t, size_t n, size_t k)
 }
 
 /*
- * Heaviest first.  Asked for a page (st->win_limit), only its rows are
+ * Heaviest first.  Asked for a page (st->win), only its rows are
  * picked out, sorted and written: the work is that of the page, and a
  * copy of the rows, whatever the size of the table.
  */
 static void
 show_traffic(struct routing *r, const struct stmt *st, struct evbuffer *out)
 {
+	struct showwin	*w = st->win != NULL && st->win->limit != 0 ?
+			    st->win : NULL;
 	struct trow	*t;
 	size_t		 i, n, from = 0, to;
 	char		 a[ETHER_ADDR_STRLEN], b[ETHER_ADDR_STRLEN];
 
 	evbuffer_add_printf(out, "%%columns src\tdst\tnode\tbytes\tframes\t"
 	    "rate1\trate10\n");
-	n = collect(r, &t, st->win_limit == 0);
+	n = collect(r, &t, w == NULL);
 	to = n;
-	if (st->win_limit != 0) {
-		from = st->win_offset < n ? st->win_offset : n;
-		to = n - from > st->win_limit ? from + st->win_limit : n;
+	if (w != NULL) {
+		from = w->offset < n ? w->offset : n;
+		to = n - from > w->limit ? from + w->limit : n;
 		trow_select(t, n, to);
 		trow_select(t, to, from);
 		qsort(t + from, to - from, sizeof(*t), trow_cmp);
@@ -248,7 +253,7 @@ show_traffic(struct routing *r, const struct stmt *st, struct evbuffer *out)
 		    ether_format(t[i].row.dst, b), t[i].node);
 		show_rate(out, &t[i].row.r);
 	}
-	if (st->win_limit != 0)
+	if (w != NULL)
 		evbuffer_add_printf(out, "%%skipped %zu\n", n - to);
 	free(t);
 }
@@ -402,10 +407,10 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 	}
 	switch (st->show) {
 	case STMT_SHOW_NODES:
-		show_nodes(r, out);
+		show_nodes(r, st->win, out);
 		break;
 	case STMT_SHOW_TOPOLOGY:
-		show_topology(r, out);
+		show_topology(r, st->win, out);
 		break;
 	case STMT_SHOW_TRAFFIC:
 		show_traffic(r, st, out);
@@ -428,7 +433,7 @@ routing_show(struct routing *r, const struct stmt *st, struct evbuffer *out)
 }
 
 void
-routing_show_macs(struct routing *r, struct evbuffer *out)
+routing_show_macs(struct routing *r, struct showwin *w, struct evbuffer *out)
 {
 	struct routing_lmac	*lm;
 	struct routing_rmac	*rm;
@@ -440,18 +445,24 @@ routing_show_macs(struct routing *r, struct evbuffer *out)
 		return;
 	now = routing_now(r);
 	for (i = 0; i < ROUTING_MAC_BUCKETS; i++) {
-		for (lm = r->local[i]; lm != NULL; lm = lm->next)
+		for (lm = r->local[i]; lm != NULL; lm = lm->next) {
+			if (!showwin_row(w, out))
+				continue;
 			evbuffer_add_printf(out, "%s\tinterface\t%s\t%llu\t%s\t"
 			    "%s\t%u\n", ether_format(lm->mac, a),
 			    fwd_port_name(lm->port),
 			    (unsigned long long)((now - lm->seen_ms) / 1000),
 			    r->node, lm->pending ? "claim" : "local",
 			    lm->version);
-		for (rm = r->routes[i]; rm != NULL; rm = rm->next)
+		}
+		for (rm = r->routes[i]; rm != NULL; rm = rm->next) {
+			if (!showwin_row(w, out))
+				continue;
 			evbuffer_add_printf(out, "%s\tlink\t%s\t-\t%s\t"
 			    "control\t%u\n", ether_format(rm->mac, a),
 			    rm->via[0] != '\0' ? rm->via : "-", rm->owner,
 			    rm->version);
+		}
 	}
 }
 

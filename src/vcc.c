@@ -38,6 +38,7 @@
 
 #include "hash.h"
 #include "pkt.h"
+#include "showwin.h"
 #include "vcc.h"
 
 #define SEQ_LT(a, b)	((int32_t)((a) - (b)) < 0)
@@ -1458,13 +1459,22 @@ vcc_show_addr(int family, const uint8_t *a, uint16_t port, char *buf,
 	    (unsigned int)port);
 }
 
+/* Where the rows of show flows go, and which of them (NULL: all). */
+struct vcc_show {
+	struct evbuffer	*out;
+	struct showwin	*win;
+};
+
 static void
 vcc_show_flow_cb(const struct vcc_flow_info *fi, void *arg)
 {
-	struct evbuffer	*out = arg;
+	struct vcc_show	*vs = arg;
+	struct evbuffer	*out = vs->out;
 	char		 g[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
 	char		 target[24];
 
+	if (!showwin_row(vs->win, out))
+		return;
 	vcc_show_addr(fi->family, fi->gaddr, fi->gport, g, sizeof(g));
 	vcc_show_addr(fi->family, fi->raddr, fi->rport, r, sizeof(r));
 	if (fi->target == 0)
@@ -1488,12 +1498,15 @@ vcc_show_flow_cb(const struct vcc_flow_info *fi, void *arg)
 }
 
 void
-vcc_show_flows(struct vcc *v, uint64_t now_us, struct evbuffer *out)
+vcc_show_flows(struct vcc *v, uint64_t now_us, struct showwin *w,
+    struct evbuffer *out)
 {
+	struct vcc_show	 vs = { out, w };
+
 	evbuffer_add_printf(out, "%%columns interface\tguest\tdir\tremote\t"
 	    "state\tecn\tsrtt_ms\tinflight\ttarget\trwnd\tactive\tect\tce\t"
 	    "ece\tcuts\tlowered\twscale\tclass\tidle\n");
-	vcc_flow_foreach(v, now_us, vcc_show_flow_cb, out);
+	vcc_flow_foreach(v, now_us, vcc_show_flow_cb, &vs);
 }
 
 static void
