@@ -63,7 +63,7 @@ wait "$DPING_PID" || true
 gap=$(ping_gap "$TMPD/ping-dies" "$tb")
 say "the longest gap in a ping every 10 ms across the death: ${gap% *} s"
 # (and replies after it: a ping that went silent has no gap to measure)
-last=$(awk '/bytes from/ { t = substr($1, 2, length($1) - 2) } END { print t + 0 }' "$TMPD/ping-dies")
+last=$(awk '/bytes from/ { t = substr($1, 2, length($1) - 2) } END { print t }' "$TMPD/ping-dies")
 awk -v l="$last" -v t="$tb" 'BEGIN { exit !(l > t + 2) }' ||
 	fail "no echo came back 2 s after the block: $(tail -n 3 "$TMPD/ping-dies")"
 awk -v g="${gap% *}" 'BEGIN { exit !(g > 0 && g < 1) }' ||

@@ -931,16 +931,48 @@ failover_active() {
 	b=$(($(failover_frames p2) - b))
 	if ((a >= b)); then echo p1; else echo p2; fi
 }
-# ping_gap FILE FROM [TO]: the longest time between two replies of a
-# `ping -D` log, from the last reply before FROM to the last one before TO
-# (seconds since the epoch), and where it began: "GAP AT".
+# ping_gap FILE FROM [TO]: the longest time the guests went without an
+# echo, in a `ping -D` log, from the last reply before FROM to the last one
+# before TO (seconds since the epoch), and where it began: "GAP AT".  A
+# reply's echo left at its arrival less its round trip; after lost echoes
+# the time without one runs from the last answered echo's leaving to the
+# next one's answer, else it is the answer's round trip.  So the pinger's
+# own stalls (a loaded machine not running it) do not count, nor do late
+# answers (a lower sequence than one already answered: held in a dead
+# link's TCP buffer, their absence counted already).
 ping_gap() {
-	awk -v from="$2" -v to="${3:-0}" '/bytes from/ { t = substr($1, 2, length($1) - 2) + 0
-		if (t < from) { last = t; next }
+	awk -v from="$2" -v to="${3:-0}" '/bytes from/ {
+		t = substr($1, 2, length($1) - 2) + 0
+		if (!match($0, /icmp_seq=[0-9]+/)) next
+		seq = substr($0, RSTART + 9, RLENGTH - 9) + 0
+		if (!match($0, /time=[0-9.]+/)) next
+		rtt = substr($0, RSTART + 5, RLENGTH - 5) / 1000
+		if (t < from) { left = t - rtt; last = seq; next }
 		if (to > 0 && t > to) exit
-		if (last && t - last > max) { max = t - last; at = last }
-		last = t }
+		if (last && seq <= last) next
+		if (last) {
+			o = (seq > last + 1 ? t - left : rtt)
+			if (o > max) { max = o; at = left }
+		}
+		left = t - rtt; last = seq }
 		END { printf "%.3f %.3f\n", max, at }' "$1"
+}
+
+# pings_lost FILE FROM: the echoes of a `ping -D` log left unanswered
+# among those sent after FROM: from the first new sequence answered after
+# FROM to the last, those missing (late answers, of a sequence lower than
+# one already answered, are neither new nor missing).
+pings_lost() {
+	awk -v from="$2" '/bytes from/ {
+		t = substr($1, 2, length($1) - 2) + 0
+		if (!match($0, /icmp_seq=[0-9]+/)) next
+		seq = substr($0, RSTART + 9, RLENGTH - 9) + 0
+		if (seq <= hi) next
+		hi = seq
+		if (t < from) next
+		if (!first) first = seq
+		n++; last = seq }
+		END { print (first ? last - first + 1 - n : 0) }' "$1"
 }
 
 # nodes_reachable DAEMON N: `show nodes` on DAEMON lists N nodes, every one

@@ -19,7 +19,13 @@
 # of IP packets host 1 and proxy 1 exchange (probes, keepalives), counted
 # on host 1's underlay by an iptables chain: the probes' cost per link.
 #
-# Writes OUT/failover.csv (try, proxy, gap_s, gap_after_return_s) and
+# The gaps are lib.sh's ping_gap: the time without an echo, the pinger's
+# own stalls left out.  gap_after_return_s runs from the proxy's return to
+# the end of the try (the hold time included); gap_routes_back_s from 0.3 s
+# before the first host took the link back into its routes (its log line).
+#
+# Writes OUT/failover.csv (try, proxy, gap_s, gap_after_return_s,
+# gap_routes_back_s) and
 # OUT/failover-summary.txt: the longest gap, the median, how many tries
 # stayed under 1 s, and the idle link's bytes/s.  OUT defaults to
 # tests/experiments/results.  Needs root, iptables.
@@ -47,6 +53,18 @@ IP2=$(guest_ip 2)
 
 now() { date +%s.%N; }
 plus() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.3f", t + d }'; }
+# routes_back P: when the first host took its link to P back into its
+# routes (its log line's stamp, as seconds since the epoch).
+routes_back() {
+	local i l day first=
+	day=$(date -u -d "$(date -u +%F)" +%s)
+	for i in 1 2; do
+		l=$(grep "link $1: alive for .* back in the routes" "${D_LOG[host$i]}" | tail -n 1)
+		l=$(awk -v d="$day" -v ms="$(log_ms "$l")" 'BEGIN { printf "%.3f", d + ms / 1000 }')
+		if [[ -z $first ]] || awk -v a="$l" -v b="$first" 'BEGIN { exit !(a < b) }'; then first=$l; fi
+	done
+	echo "$first"
+}
 # wait_until T: until the clock passes T (a point in time, not a state).
 wait_until() { wait_for 60 now_past "$1" || true; }
 
@@ -77,8 +95,8 @@ EXTRA_PIDS+=("$ping")
 wait_for 5 bash -c "(( \$(grep -c 'bytes from' '$TMPD/ping') >= 50 ))" ||
 	fail "the ping does not run: $(tail -n 5 "$TMPD/ping")"
 
-echo "try,proxy,gap_s,gap_after_return_s" >"$OUT/failover.csv"
-declare -a drop back endt who
+echo "try,proxy,gap_s,gap_after_return_s,gap_routes_back_s" >"$OUT/failover.csv"
+declare -a drop back rt endt who
 for ((k = 1; k <= TRIES; k++)); do
 	p=$(failover_active)
 	who[k]=$p
@@ -100,6 +118,7 @@ for ((k = 1; k <= TRIES; k++)); do
 		wait_for 45 live_is "host$i" "$p" up ||
 			fail "try $k: host$i's link $p not back"
 	done
+	rt[k]=$(routes_back "$p")
 	wait_until "$(plus "$(now)" "$SETTLE")"
 	endt[k]=$(now)
 	say "try $k: $p dropped, back in the routes $(awk -v a="${back[k]}" -v b="${endt[k]}" -v s="$SETTLE" 'BEGIN { printf "%.1f", b - a - s }') s after its return"
@@ -108,17 +127,17 @@ kill "$ping"
 wait "$ping" 2>/dev/null || true
 
 for ((k = 1; k <= TRIES; k++)); do
-	echo "$k,${who[k]},$(ping_gap "$TMPD/ping" "${drop[k]}" "${endt[k]}" | cut -d" " -f1),$(ping_gap "$TMPD/ping" "${back[k]}" "${endt[k]}" | cut -d" " -f1)" >>"$OUT/failover.csv"
+	echo "$k,${who[k]},$(ping_gap "$TMPD/ping" "${drop[k]}" "${endt[k]}" | cut -d" " -f1),$(ping_gap "$TMPD/ping" "${back[k]}" "${endt[k]}" | cut -d" " -f1),$(ping_gap "$TMPD/ping" "$(plus "${rt[k]}" -0.3)" "${endt[k]}" | cut -d" " -f1)" >>"$OUT/failover.csv"
 done
 # The replies, and the last sequence number: what was sent, about.
 sent="$(grep -o 'icmp_seq=[0-9]*' "$TMPD/ping" | tail -n 1 | cut -d= -f2) $(grep -c 'bytes from' "$TMPD/ping")"
 med=$(tail -n +2 "$OUT/failover.csv" | cut -d, -f3 | sort -n | awk '{ g[NR] = $1 }
 	END { printf "%.3f", (NR % 2) ? g[(NR + 1) / 2] : (g[NR / 2] + g[NR / 2 + 1]) / 2 }')
 tail -n +2 "$OUT/failover.csv" | awk -F, -v tries="$TRIES" -v bps="$idle_bps" -v sent="$sent" -v med="$med" '
-	{ if ($3 > max) max = $3; if ($3 < 1) under++; if ($4 > rmax) rmax = $4; n++ }
+	{ if ($3 > max) max = $3; if ($3 < 1) under++; if ($4 > rmax) rmax = $4; if ($5 > bmax) bmax = $5; n++ }
 	END {
 		printf "tries %d: longest gap %.3f s, median %.3f s, %d of %d under 1 s\n", n, max, med, under, tries
-		printf "after the returns: longest gap %.3f s\n", rmax
+		printf "after the returns: longest gap %.3f s; from 0.3 s before the routes took the link back: %.3f s\n", rmax, bmax
 		split(sent, s, " ")
 		printf "pings: %d sent, %d answered\n", s[1], s[2]
 		printf "idle link: %d B/s (both ways, IP bytes)\n", bps
