@@ -107,50 +107,6 @@ struct link_refusals {
 	uint64_t		 total;
 };
 
-struct link {
-	TAILQ_ENTRY(link)	 entry;
-	struct links		*lks;
-	char			 name[STMT_NAME_MAX + 1];
-	int			 configured;	/* has an address to dial */
-	struct stmt_hostport	 addr;
-	enum link_state		 state;
-	struct conn		*conn;		/* the one carrying frames */
-	struct conn		*dialing;	/* our attempt in progress */
-	struct event		*ev_retry;
-	unsigned int		 backoff_ms;
-	size_t			 queue_max;
-	struct port		 port;		/* its side of the switch */
-	struct link_counters	 c;
-	struct sched		 sched;		/* the frames waiting to go */
-	struct event		*ev_pace;	/* the shaper's wake-up */
-	struct udp_path		*dpath;		/* datagrams (udp.h), or NULL */
-	int			 tls;		/* configured with tls */
-	uint16_t		 from_port;	/* dial from it; 0: any */
-	char			 peer[STMT_NAME_MAX + 1];	/* "" = name */
-	/* Why it is as it is, for `show links` and `show link`: */
-	uint64_t		 state_since;	/* ms, the last change of state */
-	uint64_t		 retry_at;	/* ms, the next attempt; 0: none */
-	char			 last_error[LINK_WHY_MAX];
-	uint64_t		 last_error_at;	/* ms; 0: none yet */
-	uint64_t		 clone_logged;	/* ms, the last clone warning */
-	uint64_t		 rate_at;	/* ms, the last rate sample */
-	uint64_t		 rate_bytes_in, rate_bytes_out;	/* at rate_at */
-	uint64_t		 rate_in, rate_out;	/* bit/s, the last sample's */
-	/* Liveness, for the connection that is up; the losses stay. */
-	struct liveness		 live;
-	struct event		*ev_live;
-	uint64_t		 live_msgs, live_frames_in, live_frames_out;
-	uint64_t		 live_lost_at;	/* ms; 0: never */
-	/* Probes by the connection too until then (ms): the peer asked. */
-	uint64_t		 live_tcp_until;
-	int			 live_missing;	/* the peer's probes, as last looked */
-	int			 live_answer;	/* a probe at the next look */
-	uint64_t		 live_frame_at;	/* ms, a frame either way */
-	int			 live_idle;	/* none for LIVENESS_IDLE_MS */
-	char			 live_why[LIVENESS_WHY_MAX];
-	uint64_t		 live_losses;
-};
-
 TAILQ_HEAD(link_list, link);
 
 /*
@@ -292,6 +248,37 @@ int		 link_alive(const struct link *);
 int		 link_peer_shortcut(const struct link *l);
 int		 link_send_node(struct link *, const uint8_t *p, size_t n);
 uint32_t	 link_rtt_us(const struct link *);
+
+/*
+ * What the rest of the daemon may know of a link (struct link is
+ * link_impl.h's).  The links in the order they were made:
+ *	LINKS_FOREACH(l, &d->links) ...
+ * (l must not be freed inside).
+ */
+struct link	*links_first(struct links *);
+struct link	*link_next(struct link *);
+#define LINKS_FOREACH(l, lks)						\
+	for ((l) = links_first(lks); (l) != NULL; (l) = link_next(l))
+const char	*link_name(const struct link *);
+/* 1 in state LINK_UP (whatever its liveness says: link_alive()). */
+int		 link_is_up(const struct link *);
+/* 1 for a link made by a `link` statement (it has an address to dial). */
+int		 link_configured(const struct link *);
+/* The connection carrying frames; our dial in progress (NULL: none). */
+struct conn	*link_conn(const struct link *);
+struct conn	*link_dialing(const struct link *);
+/* Why liveness took l out ("" if it did not); its last error ("": none). */
+const char	*link_live_why(const struct link *);
+const char	*link_last_error(const struct link *);
+/* Its counters and its scheduler's (the history's samples). */
+const struct link_counters *link_counters(const struct link *);
+const struct sched *link_sched(const struct link *);
+/*
+ * The `link` statement that makes l again (st set up as STMT_LINK by the
+ * caller): name, address, tls, peer and queue; the options are
+ * link_options()'s.
+ */
+void		 link_to_stmt(const struct link *, struct stmt *st);
 
 /* A link's datagram path, for the metrics (zeros when it has none). */
 struct link_dgram {

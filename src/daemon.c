@@ -513,10 +513,10 @@ tls_recheck_all(struct vnetd *d)
 	struct conn	*c;
 	char		 what[INET6_ADDRSTRLEN + STMT_NAME_MAX + 24];
 
-	TAILQ_FOREACH(l, &d->links.list, entry) {
-		snprintf(what, sizeof(what), "link %s", l->name);
-		tls_recheck(d, l->conn, what);
-		tls_recheck(d, l->dialing, what);
+	LINKS_FOREACH(l, &d->links) {
+		snprintf(what, sizeof(what), "link %s", link_name(l));
+		tls_recheck(d, link_conn(l), what);
+		tls_recheck(d, link_dialing(l), what);
 	}
 	TAILQ_FOREACH(c, &d->links.conns.pending, entry) {
 		snprintf(what, sizeof(what), "connection from %s", c->from);
@@ -685,8 +685,9 @@ int
 vnetd_link_tls_left(const struct link *l, long long *not_after,
     long long *left)
 {
-	if (l->conn == NULL ||
-	    tls_cert_not_after(conn_tls_peer_cert(l->conn), not_after) == -1)
+	if (link_conn(l) == NULL ||
+	    tls_cert_not_after(conn_tls_peer_cert(link_conn(l)),
+	    not_after) == -1)
 		return -1;
 	*left = *not_after - (long long)time(NULL);
 	return 0;
@@ -713,10 +714,10 @@ vnetd_metrics(struct vnetd *d, struct evbuffer *b)
 	if (vnetd_tls_left(d, &not_after, &left) == 0)
 		metric_sample_signed(&mo, "vnet_tls_cert_expiry_seconds", NULL,
 		    NULL, NULL, NULL, left);
-	TAILQ_FOREACH(l, &d->links.list, entry)
+	LINKS_FOREACH(l, &d->links)
 		if (vnetd_link_tls_left(l, &not_after, &left) == 0)
 			metric_sample_signed(&mo,
-			    "vnet_tls_cert_expiry_seconds", "link", l->name,
+			    "vnet_tls_cert_expiry_seconds", "link", link_name(l),
 			    NULL, NULL, left);
 	metric_family(&mo, "vnet_refused_total", METRIC_COUNTER, "Connections "
 	    "refused, by reason: the counter's name in show stats (show "
@@ -986,9 +987,9 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 	uint64_t	 looped = 0;
 
 	fwd_stats(d->fwd, &fs);
-	TAILQ_FOREACH(l, &d->links.list, entry) {
+	LINKS_FOREACH(l, &d->links) {
 		links++;
-		up += l->state == LINK_UP;
+		up += link_is_up(l);
 	}
 	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
 		ifaces++;
@@ -1106,18 +1107,19 @@ static void
 show_tls(struct vnetd *d, struct evbuffer *out)
 {
 	struct link	*l;
+	struct conn	*c;
 	X509		*cert;
 
 	show_columns(out, "who\tname\tnode\tsubject\tserial\tnot_after\t"
 	    "seconds_left");
 	if (d->tls != NULL)
 		show_tls_row(out, "self", "-", d->node, tls_ctx_cert(d->tls));
-	TAILQ_FOREACH(l, &d->links.list, entry)
-		if (l->conn != NULL &&
-		    (cert = conn_tls_peer_cert(l->conn)) != NULL)
-			show_tls_row(out, "peer", l->name,
-			    l->conn->hello.node[0] != '\0' ?
-			    l->conn->hello.node : "-", cert);
+	LINKS_FOREACH(l, &d->links)
+		if ((c = link_conn(l)) != NULL &&
+		    (cert = conn_tls_peer_cert(c)) != NULL)
+			show_tls_row(out, "peer", link_name(l),
+			    c->hello.node[0] != '\0' ? c->hello.node : "-",
+			    cert);
 }
 
 /* save: the running state as a list. */
@@ -1222,23 +1224,19 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 	listen_config(&d->listeners, cb, arg);
 	TAILQ_FOREACH(ifc, &d->ifaces, entry)
 		cb(&ifc->conf, arg);
-	TAILQ_FOREACH(l, &d->links.list, entry) {
-		if (!l->configured || module_link_made(d, l))
+	LINKS_FOREACH(l, &d->links) {
+		if (!link_configured(l) || module_link_made(d, l))
 			continue;
 		START(STMT_LINK);
-		snprintf(st.name, sizeof(st.name), "%s", l->name);
-		st.addr = l->addr;
-		st.tls = l->tls;
-		snprintf(st.peer, sizeof(st.peer), "%s", l->peer);
-		st.queue = l->queue_max == LINK_QUEUE_DEFAULT ? 0 :
-		    (uint32_t)l->queue_max;
-		link_options(&d->links, l->name, &o);
+		link_to_stmt(l, &st);
+		link_options(&d->links, link_name(l), &o);
 		sched_opts_to_stmt(&o, &st);
 		cb(&st, arg);
 	}
 	/* Options for links that only the peers open. */
 	TAILQ_FOREACH(e, &d->links.opts, entry) {
-		if ((l = link_find(&d->links, e->name)) != NULL && l->configured)
+		if ((l = link_find(&d->links, e->name)) != NULL &&
+		    link_configured(l))
 			continue;
 		START(STMT_SET_LINK);
 		snprintf(st.name, sizeof(st.name), "%s", e->name);

@@ -271,20 +271,21 @@ history_collect(struct history *h, struct vnetd *d)
 	uint64_t		 now = vnetd_now_us();
 
 	history_begin(h, now / 1000);
-	TAILQ_FOREACH(l, &d->links.list, entry) {
-		const struct sched *sc = &l->sched;
+	LINKS_FOREACH(l, &d->links) {
+		const struct link_counters *lc = link_counters(l);
+		const struct sched *sc = link_sched(l);
 
 		memset(&smp, 0, sizeof(smp));
-		smp.bytes_in = l->c.bytes_in;
-		smp.bytes_out = l->c.bytes_out;
-		smp.frames_in = l->c.frames_in;
-		smp.frames_out = l->c.frames_out;
+		smp.bytes_in = lc->bytes_in;
+		smp.bytes_out = lc->bytes_out;
+		smp.frames_in = lc->frames_in;
+		smp.frames_out = lc->frames_out;
 		smp.ce_marks = sc->c.ce_marks;
-		smp.drops = l->c.drops + sc->c.tail_drops + sc->c.fat_drops +
+		smp.drops = lc->drops + sc->c.tail_drops + sc->c.fat_drops +
 		    sc->c.aqm_drops;
 		sched_quantiles(sc, now, &qt);
 		smp.p99_us = qt.n > 0 ? qt.p99 : UINT32_MAX;
-		history_put(h, HISTORY_LINK, l->name, &smp);
+		history_put(h, HISTORY_LINK, link_name(l), &smp);
 	}
 	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
 		memset(&smp, 0, sizeof(smp));

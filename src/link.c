@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "conn.h"
 #include "link.h"
+#include "link_impl.h"
 #include "log.h"
 #include "gro.h"
 #include "metric.h"
@@ -1994,6 +1995,83 @@ link_send_node(struct link *l, const uint8_t *p, size_t n)
 	if (link_node_peer(l) == NULL)
 		return -1;
 	return conn_send_node(l->conn, p, n);
+}
+
+struct link *
+links_first(struct links *lks)
+{
+	return TAILQ_FIRST(&lks->list);
+}
+
+struct link *
+link_next(struct link *l)
+{
+	return TAILQ_NEXT(l, entry);
+}
+
+const char *
+link_name(const struct link *l)
+{
+	return l->name;
+}
+
+int
+link_is_up(const struct link *l)
+{
+	return l->state == LINK_UP;
+}
+
+int
+link_configured(const struct link *l)
+{
+	return l->configured;
+}
+
+struct conn *
+link_conn(const struct link *l)
+{
+	return l->conn;
+}
+
+struct conn *
+link_dialing(const struct link *l)
+{
+	return l->dialing;
+}
+
+const char *
+link_live_why(const struct link *l)
+{
+	return l->live_why;
+}
+
+const char *
+link_last_error(const struct link *l)
+{
+	return l->last_error;
+}
+
+const struct link_counters *
+link_counters(const struct link *l)
+{
+	return &l->c;
+}
+
+const struct sched *
+link_sched(const struct link *l)
+{
+	return &l->sched;
+}
+
+void
+link_to_stmt(const struct link *l, struct stmt *st)
+{
+	snprintf(st->name, sizeof(st->name), "%s", l->name);
+	st->addr = l->addr;
+	st->tls = l->tls;
+	snprintf(st->peer, sizeof(st->peer), "%s", l->peer);
+	st->queue = l->queue_max == LINK_QUEUE_DEFAULT ? 0 :
+	    (uint32_t)l->queue_max;
 }
 
 uint32_t

@@ -106,7 +106,7 @@ rd_alive(void *arg, void *link)
 	struct routing_daemon	*rd = arg;
 	struct link		*l;
 
-	TAILQ_FOREACH(l, &rd->d->links.list, entry)
+	LINKS_FOREACH(l, &rd->d->links)
 		if ((void *)l == link)
 			return link_alive(l);
 	return 0;
@@ -272,6 +272,7 @@ rd_cands(void *arg, struct node_cand *out, size_t max)
 	static const uint8_t	 kinds[] = { NODE_CAND_SEEN_IN,
 				    NODE_CAND_SEEN_UDP, NODE_CAND_SEEN_OUT };
 	struct link		*l;
+	struct conn		*conn;
 	size_t			 k, before, n;
 	const char		*a;
 	uint8_t			 kind;
@@ -282,16 +283,16 @@ rd_cands(void *arg, struct node_cand *out, size_t max)
 	/* What the peers say, the kinds most worth dialling first. */
 	for (k = 0; k < sizeof(kinds); k++) {
 		before = c.n;
-		TAILQ_FOREACH(l, &rd->d->links.list, entry) {
-			if (l->conn == NULL || l->state != LINK_UP)
+		LINKS_FOREACH(l, &rd->d->links) {
+			if ((conn = link_conn(l)) == NULL || !link_is_up(l))
 				continue;
 			if (kinds[k] == NODE_CAND_SEEN_UDP)
-				a = l->conn->seen[WIRE_SEEN_DGRAM - 1];
+				a = conn->seen[WIRE_SEEN_DGRAM - 1];
 			else
-				a = l->conn->seen[WIRE_SEEN_CONN - 1];
+				a = conn->seen[WIRE_SEEN_CONN - 1];
 			/* Who dialled whom says what the far end saw. */
 			kind = kinds[k] != NODE_CAND_SEEN_UDP &&
-			    l->conn->outgoing ? NODE_CAND_SEEN_OUT :
+			    conn->outgoing ? NODE_CAND_SEEN_OUT :
 			    kinds[k] == NODE_CAND_SEEN_UDP ? NODE_CAND_SEEN_UDP :
 			    NODE_CAND_SEEN_IN;
 			if (kind != kinds[k])
@@ -401,27 +402,29 @@ rd_dial(void *arg, const char *name, struct routing_dial *out)
 	int			 fd;
 
 	memset(out, 0, sizeof(*out));
-	if ((l = link_find(&rd->d->links, name)) == NULL || !l->configured)
+	if ((l = link_find(&rd->d->links, name)) == NULL ||
+	    !link_configured(l))
 		return;
-	if (l->state == LINK_UP && !link_alive(l) && l->live_why[0] != '\0') {
+	if (link_is_up(l) && !link_alive(l) && link_live_why(l)[0] != '\0') {
 		/* Up, but out of the routes: liveness lost it. */
 		out->state = ROUTING_DIAL_FAILED;
 		snprintf(out->error, sizeof(out->error), "liveness lost: %s",
-		    l->live_why);
+		    link_live_why(l));
 		return;
 	}
-	if (l->state == LINK_UP) {
+	if (link_is_up(l)) {
 		out->state = ROUTING_DIAL_UP;
 		return;
 	}
 	/* This link is the shortcut's own: any error is this attempt's. */
-	if (l->last_error[0] != '\0') {
+	if (link_last_error(l)[0] != '\0') {
 		out->state = ROUTING_DIAL_FAILED;
-		out->refused = strstr(l->last_error, "refused") != NULL;
-		snprintf(out->error, sizeof(out->error), "%s", l->last_error);
+		out->refused = strstr(link_last_error(l), "refused") != NULL;
+		snprintf(out->error, sizeof(out->error), "%s",
+		    link_last_error(l));
 		return;
 	}
-	if (l->dialing == NULL || (fd = conn_fd(l->dialing)) < 0)
+	if (link_dialing(l) == NULL || (fd = conn_fd(link_dialing(l))) < 0)
 		return;
 	memset(&ti, 0, sizeof(ti));
 	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
@@ -438,7 +441,8 @@ rd_configured(void *arg, const char *name)
 	struct routing_daemon	*rd = arg;
 	struct link		*l;
 
-	return (l = link_find(&rd->d->links, name)) != NULL && l->configured;
+	return (l = link_find(&rd->d->links, name)) != NULL &&
+	    link_configured(l);
 }
 
 static int
@@ -599,9 +603,9 @@ rd_link_up(void *arg, struct link *l)
 	struct routing_link	 rl;
 
 	rl.link = l;
-	rl.name = l->name;
+	rl.name = link_name(l);
 	rl.peer = link_node_peer(l);
-	rl.configured = l->configured;
+	rl.configured = link_configured(l);
 	rl.shortcut = link_peer_shortcut(l);
 	routing_link_up(rd->r, &rl);
 }
@@ -620,8 +624,8 @@ rd_link_origin(void *arg, const struct link *l, char *trigger, size_t len,
 {
 	struct routing_daemon	*rd = arg;
 
-	return shortcut_origin(rd->r, l->name, l->configured, trigger, len,
-	    reason);
+	return shortcut_origin(rd->r, link_name(l), link_configured(l),
+	    trigger, len, reason);
 }
 
 /* The module's hooks. */
@@ -750,7 +754,7 @@ rd_mod_link_made(void *arg, const struct link *l)
 {
 	struct routing_daemon	*rd = arg;
 
-	return shortcut_made(rd->r, l->name, l->configured);
+	return shortcut_made(rd->r, link_name(l), link_configured(l));
 }
 
 static void

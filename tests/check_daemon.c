@@ -178,9 +178,9 @@ links_up(void)
 	struct link	*l;
 
 	return (l = link_find(&d[0].links, "b")) != NULL &&
-	    l->state == LINK_UP &&
+	    link_is_up(l) &&
 	    (l = link_find(&d[2].links, "b")) != NULL &&
-	    l->state == LINK_UP &&
+	    link_is_up(l) &&
 	    link_find(&d[1].links, "a") != NULL &&
 	    link_find(&d[1].links, "c") != NULL;
 }

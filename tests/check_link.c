@@ -23,7 +23,9 @@
 
 #include "clock.h"
 #include "fwd.h"
+/* The link's state and counters are looked at directly: link_impl.h. */
 #include "link.h"
+#include "link_impl.h"
 #include "sw.h"
 #include "wire.h"
 
