@@ -107,34 +107,26 @@ struct iface_counters {
 	uint64_t	announced;	/* RARPs sent for remote MACs */
 };
 
-struct iface {
-	TAILQ_ENTRY(iface)	 entry;
-	struct iface_env	*env;
-	const struct iface_ops	*ops;
-	char			 name[STMT_NAME_MAX + 1];
-	char			 dev[STMT_DEV_MAX + 1];	/* as configured ("" = name) */
-	enum stmt_iftype	 type;
-	int			 fd;
-	int			 up;
-	struct event		*ev;
-	struct port		 port;		/* its side of the switch */
-	struct iface_counters	 c;
-	struct stmt		 conf;		/* the statement it was made from */
-	void			*softc;		/* the backend's state */
-	struct event		*ev_watch;	/* present(), tick(), reopening */
-	unsigned int		 open_failures;	/* in a row, while down */
-	struct iothread		*io;		/* threads yes: the device's */
-	uint64_t		 drops_seen_ms;	/* last capture drop noticed */
-	int			 removing;	/* del-interface, not exit */
-	void			*backend;	/* attach()'s state */
-	/*
-	 * With `segment NAME`: 1 while another node forwards the segment
-	 * (routing_seg.c): what the device captures is dropped, nothing is
-	 * written to it.  From the start until the election says otherwise.
-	 */
-	int			 standby;
-};
-
+/*
+ * What the rest of the daemon may know of an interface (struct iface is
+ * iface_impl.h's).  The interfaces in the order they were made:
+ *	IFACES_FOREACH(ifc, &d->ifaces) ...
+ * (ifc must not be freed inside).
+ */
+struct iface	*ifaces_first(const struct iface_list *);
+struct iface	*iface_next(const struct iface *);
+#define IFACES_FOREACH(ifc, list)					\
+	for ((ifc) = ifaces_first(list); (ifc) != NULL;			\
+	    (ifc) = iface_next(ifc))
+/* Frees every interface in the list, which is left empty. */
+void		 ifaces_free(struct iface_list *);
+const char	*iface_name(const struct iface *);
+/* The statement it was made from; its `segment NAME` ("": none). */
+const struct stmt *iface_conf(const struct iface *);
+const char	*iface_segment(const struct iface *);
+/* 1 while it stands by (iface_set_standby()). */
+int		 iface_standby(const struct iface *);
+const struct iface_counters *iface_counters(const struct iface *);
 struct iface	*iface_find(const struct iface_list *, const char *name);
 int		 iface_add(struct iface_list *, struct iface_env *,
 		    const struct stmt *, char *err, size_t errlen);

@@ -44,6 +44,7 @@
 #include "clock.h"
 #include "gso.h"
 #include "iface.h"
+#include "iface_impl.h"
 #include "inject.h"
 #include "log.h"
 #include "wire.h"

@@ -345,7 +345,6 @@ vnetd_start(struct vnetd *d)
 void
 vnetd_free(struct vnetd *d)
 {
-	struct iface	*ifc;
 	struct vnetd_module *m;
 	size_t		 i;
 
@@ -354,10 +353,7 @@ vnetd_free(struct vnetd *d)
 			m->stop(m->arg);
 	listen_free(&d->listeners);
 	links_free(&d->links);
-	while ((ifc = TAILQ_FIRST(&d->ifaces)) != NULL) {
-		TAILQ_REMOVE(&d->ifaces, ifc, entry);
-		iface_free(ifc);
-	}
+	ifaces_free(&d->ifaces);
 	MODULES(d, m)
 		if (m->free != NULL)
 			m->free(m->arg);
@@ -991,9 +987,9 @@ show_stats(struct vnetd *d, struct evbuffer *out)
 		links++;
 		up += link_is_up(l);
 	}
-	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+	IFACES_FOREACH(ifc, &d->ifaces) {
 		ifaces++;
-		looped += ifc->c.looped;
+		looped += iface_counters(ifc)->looped;
 	}
 	show_columns(out, "name\tvalue");
 #define ROW(n, v) evbuffer_add_printf(out, "%s\t%llu\n", n, (unsigned long long)(v))
@@ -1222,8 +1218,8 @@ config_head(struct vnetd *d, void (*cb)(const struct stmt *, void *),
 		if (m->config != NULL)
 			m->config(m->arg, cb, arg);
 	listen_config(&d->listeners, cb, arg);
-	TAILQ_FOREACH(ifc, &d->ifaces, entry)
-		cb(&ifc->conf, arg);
+	IFACES_FOREACH(ifc, &d->ifaces)
+		cb(iface_conf(ifc), arg);
 	LINKS_FOREACH(l, &d->links) {
 		if (!link_configured(l) || module_link_made(d, l))
 			continue;
@@ -1435,11 +1431,11 @@ show_interfaces(struct vnetd *d, struct evbuffer *out)
 		    (p = m->columns(m->arg, STMT_SHOW_INTERFACES)) != NULL)
 			append(cols, sizeof(cols), p);
 	iface_show_columns(cols, out);
-	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+	IFACES_FOREACH(ifc, &d->ifaces) {
 		more[0] = '\0';
 		MODULES(d, m)
 			if (m->fields != NULL && (p = m->fields(m->arg,
-			    STMT_SHOW_INTERFACES, ifc->name, buf,
+			    STMT_SHOW_INTERFACES, iface_name(ifc), buf,
 			    sizeof(buf))) != NULL)
 				append(more, sizeof(more), p);
 		iface_show(ifc, more, out);

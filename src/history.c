@@ -287,15 +287,17 @@ history_collect(struct history *h, struct vnetd *d)
 		smp.p99_us = qt.n > 0 ? qt.p99 : UINT32_MAX;
 		history_put(h, HISTORY_LINK, link_name(l), &smp);
 	}
-	TAILQ_FOREACH(ifc, &d->ifaces, entry) {
+	IFACES_FOREACH(ifc, &d->ifaces) {
+		const struct iface_counters *ic = iface_counters(ifc);
+
 		memset(&smp, 0, sizeof(smp));
-		smp.bytes_in = ifc->c.bytes_in;
-		smp.bytes_out = ifc->c.bytes_out;
-		smp.frames_in = ifc->c.frames_in;
-		smp.frames_out = ifc->c.frames_out;
+		smp.bytes_in = ic->bytes_in;
+		smp.bytes_out = ic->bytes_out;
+		smp.frames_in = ic->frames_in;
+		smp.frames_out = ic->frames_out;
 		smp.drops = iface_drops(ifc);
 		smp.p99_us = UINT32_MAX;
-		history_put(h, HISTORY_IFACE, ifc->name, &smp);
+		history_put(h, HISTORY_IFACE, iface_name(ifc), &smp);
 	}
 	history_end(h);
 }

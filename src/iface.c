@@ -16,6 +16,7 @@
 #include "ether.h"
 #include "gso.h"
 #include "iface.h"
+#include "iface_impl.h"
 #include "iothread.h"
 #include "log.h"
 #include "metric.h"
@@ -100,6 +101,59 @@ iface_find(const struct iface_list *list, const char *name)
 		if (strcmp(ifc->name, name) == 0)
 			return ifc;
 	return NULL;
+}
+
+struct iface *
+ifaces_first(const struct iface_list *list)
+{
+	return TAILQ_FIRST(list);
+}
+
+struct iface *
+iface_next(const struct iface *ifc)
+{
+	return TAILQ_NEXT(ifc, entry);
+}
+
+void
+ifaces_free(struct iface_list *list)
+{
+	struct iface	*ifc;
+
+	while ((ifc = TAILQ_FIRST(list)) != NULL) {
+		TAILQ_REMOVE(list, ifc, entry);
+		iface_free(ifc);
+	}
+}
+
+const char *
+iface_name(const struct iface *ifc)
+{
+	return ifc->name;
+}
+
+const struct stmt *
+iface_conf(const struct iface *ifc)
+{
+	return &ifc->conf;
+}
+
+const char *
+iface_segment(const struct iface *ifc)
+{
+	return ifc->conf.segment;
+}
+
+int
+iface_standby(const struct iface *ifc)
+{
+	return ifc->standby;
+}
+
+const struct iface_counters *
+iface_counters(const struct iface *ifc)
+{
+	return &ifc->c;
 }
 
 void

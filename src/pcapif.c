@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "iface.h"
+#include "iface_impl.h"
 #include "inject.h"
 #include "log.h"
 #include "wire.h"

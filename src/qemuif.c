@@ -37,6 +37,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "iface.h"
+#include "iface_impl.h"
 #include "log.h"
 #include "wire.h"
 

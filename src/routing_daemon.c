@@ -21,6 +21,12 @@
 #include "daemon.h"
 #include "ether.h"
 #include "iface.h"
+/*
+ * rd_guest_frame(), the switch's hook for every guest frame, reads the
+ * interface's segment and counts its loops without a call; everything
+ * else here goes through iface.h.
+ */
+#include "iface_impl.h"
 #include "link.h"
 #include "listen.h"
 #include "log.h"
@@ -120,9 +126,9 @@ rd_ifaces(void *arg, const char **only)
 	const char		*name = NULL;
 	size_t			 n = 0;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry) {
+	IFACES_FOREACH(ifc, &rd->d->ifaces) {
 		n++;
-		name = ifc->name;
+		name = iface_name(ifc);
 	}
 	if (only != NULL)
 		*only = n == 1 ? name : NULL;
@@ -487,16 +493,16 @@ rd_segments(void *arg, char (*out)[NODE_NAME_MAX + 1], size_t max)
 	struct routing_daemon	*rd = arg;
 	struct iface		*ifc;
 	size_t			 n = 0, k;
+	const char		*seg;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry) {
-		if (ifc->conf.segment[0] == '\0')
+	IFACES_FOREACH(ifc, &rd->d->ifaces) {
+		if ((seg = iface_segment(ifc))[0] == '\0')
 			continue;
 		for (k = 0; k < n; k++)
-			if (strcmp(out[k], ifc->conf.segment) == 0)
+			if (strcmp(out[k], seg) == 0)
 				break;
 		if (k == n && n < max)
-			snprintf(out[n++], NODE_NAME_MAX + 1, "%s",
-			    ifc->conf.segment);
+			snprintf(out[n++], NODE_NAME_MAX + 1, "%s", seg);
 	}
 	return n;
 }
@@ -507,8 +513,8 @@ rd_segment_set(void *arg, const char *seg, int active)
 	struct routing_daemon	*rd = arg;
 	struct iface		*ifc;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
-		if (strcmp(ifc->conf.segment, seg) == 0)
+	IFACES_FOREACH(ifc, &rd->d->ifaces)
+		if (strcmp(iface_segment(ifc), seg) == 0)
 			iface_set_standby(ifc, !active);
 }
 
@@ -518,8 +524,8 @@ rd_announce(void *arg, const char *seg, const uint8_t *mac)
 	struct routing_daemon	*rd = arg;
 	struct iface		*ifc;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
-		if (strcmp(ifc->conf.segment, seg) == 0)
+	IFACES_FOREACH(ifc, &rd->d->ifaces)
+		if (strcmp(iface_segment(ifc), seg) == 0)
 			iface_announce(ifc, mac);
 }
 
@@ -530,9 +536,9 @@ rd_port_segment(void *arg, const char *port)
 	struct iface		*ifc;
 
 	if ((ifc = iface_find(&rd->d->ifaces, port)) == NULL ||
-	    ifc->conf.segment[0] == '\0')
+	    iface_segment(ifc)[0] == '\0')
 		return NULL;
-	return ifc->conf.segment;
+	return iface_segment(ifc);
 }
 
 /* Without routing auto no one elects: a segment's interfaces forward. */
@@ -541,11 +547,11 @@ rd_segments_unelected(struct routing_daemon *rd)
 {
 	struct iface		*ifc;
 
-	TAILQ_FOREACH(ifc, &rd->d->ifaces, entry)
-		if (ifc->standby) {
+	IFACES_FOREACH(ifc, &rd->d->ifaces)
+		if (iface_standby(ifc)) {
 			log_warnx("interface %s: segment %s without routing "
 			    "auto: forwarded here, no forwarder elected",
-			    ifc->name, ifc->conf.segment);
+			    iface_name(ifc), iface_segment(ifc));
 			iface_set_standby(ifc, 0);
 		}
 }
@@ -722,21 +728,23 @@ rd_mod_fields(void *arg, enum stmt_show what, const char *row, char *buf,
 {
 	struct routing_daemon	*rd = arg;
 	struct iface		*ifc;
-	const char		*fwdr = "-", *state = "-";
+	const struct iface_counters *ic;
+	const char		*fwdr = "-", *state = "-", *seg;
 
 	if (what != STMT_SHOW_INTERFACES || !routing_on(rd->r) ||
 	    (ifc = iface_find(&rd->d->ifaces, row)) == NULL)
 		return NULL;
-	if (ifc->conf.segment[0] != '\0')
-		fwdr = routing_segment_forwarder(rd->r, ifc->conf.segment,
-		    &state);
+	seg = iface_segment(ifc);
+	ic = iface_counters(ifc);
+	if (seg[0] != '\0')
+		fwdr = routing_segment_forwarder(rd->r, seg, &state);
 	snprintf(buf, len, "\t%llu\t%s\t%s\t%s\t%llu\t%llu\t%llu\t%llu",
 	    (unsigned long long)routing_foreign(rd->r, row),
-	    ifc->conf.segment[0] != '\0' ? ifc->conf.segment : "-", fwdr,
-	    state, (unsigned long long)ifc->c.standby_in,
-	    (unsigned long long)ifc->c.standby_out,
-	    (unsigned long long)ifc->c.segment_looped,
-	    (unsigned long long)ifc->c.announced);
+	    seg[0] != '\0' ? seg : "-", fwdr,
+	    state, (unsigned long long)ic->standby_in,
+	    (unsigned long long)ic->standby_out,
+	    (unsigned long long)ic->segment_looped,
+	    (unsigned long long)ic->announced);
 	return buf;
 }
 

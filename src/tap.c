@@ -41,6 +41,7 @@
 
 #include "gso.h"
 #include "iface.h"
+#include "iface_impl.h"
 #include "log.h"
 
 /* What a TAP interface keeps across its opened devices (iface->backend). */
