@@ -260,6 +260,8 @@ struct link	*link_next(struct link *);
 #define LINKS_FOREACH(l, lks)						\
 	for ((l) = links_first(lks); (l) != NULL; (l) = link_next(l))
 const char	*link_name(const struct link *);
+/* The node at the other end: `peer NODE`, or the link's own name. */
+const char	*link_peer(const struct link *);
 /* 1 in state LINK_UP (whatever its liveness says: link_alive()). */
 int		 link_is_up(const struct link *);
 /* 1 for a link made by a `link` statement (it has an address to dial). */

@@ -578,17 +578,18 @@ tls_exp_link(struct vnetd *d, const struct link *l, long long now)
 	int		 level;
 	char		 when[96];
 
-	if (l->conn == NULL ||
-	    tls_cert_not_after(conn_tls_peer_cert(l->conn), &not_after) == -1)
+	if (link_conn(l) == NULL ||
+	    tls_cert_not_after(conn_tls_peer_cert(link_conn(l)),
+	    &not_after) == -1)
 		return;
-	node = l->peer[0] != '\0' ? l->peer : l->name;
+	node = link_peer(l);
 	e = tlsexp_find(&d->tls_exp_peers, node, now);
 	if ((level = tlsexp_step(e, not_after, now)) == 0)
 		return;
 	tlsexp_when(when, sizeof(when), not_after, now);
 	log_warnx("link %s: the certificate of node %s %s%s: renew it where "
 	    "the CA is (vnet-ca renew CADIR %s), copy the new %s.crt to %s, "
-	    "then vnetctl reload there", l->name, node, when,
+	    "then vnetctl reload there", link_name(l), node, when,
 	    level == TLSEXP_LEVELS ? "; this connection goes on, the next "
 	    "one will be refused" : "", node, node, node);
 }
@@ -617,7 +618,7 @@ vnetd_tls_expiry(struct vnetd *d, long long now)
 		    "new connections with it" : "", d->node, d->node,
 		    d->tls_cert);
 	}
-	TAILQ_FOREACH(l, &d->links.list, entry)
+	LINKS_FOREACH(l, &d->links)
 		tls_exp_link(d, l, now);
 }
 

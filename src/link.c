@@ -86,8 +86,7 @@ link_find(struct links *lks, const char *name)
 	return NULL;
 }
 
-/* The node at the other end: `peer NODE`, or the link's own name. */
-static const char *
+const char *
 link_peer(const struct link *l)
 {
 	return l->peer[0] != '\0' ? l->peer : l->name;
