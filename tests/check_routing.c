@@ -1407,7 +1407,11 @@ star(unsigned int n, unsigned int *owner)
  * every case here, the links' bandwidth: a message takes its delay
  * whatever its size, so the convergence time leaves out the time a proxy
  * takes to send each of its leaves the whole database (at 10,000 nodes
- * about 2 MB a leaf, 2 GB a proxy).
+ * about 2 MB a leaf, 2 GB a proxy).  A node's CPU is its events'; a
+ * message to a thin leaf is not copied, so a proxy's leaves out what the
+ * simulator's copy of each costs (about 85 ns: at 1,100 nodes, 2 proxies,
+ * 42 ms per proxy with 10 full leaves each, 196 ms with all full, the
+ * messages and bytes the same to the byte).
  */
 static struct sim *
 proxies(unsigned int n, unsigned int sample, unsigned int *np,
