@@ -50,12 +50,17 @@
 #include "node.h"
 
 /*
- * Per network: a thousand nodes with a topology record and a few MAC
- * pages each, and the bytes of as many records as a hostile insider could
- * fill them with, bounded.
+ * Per network: ten thousand nodes with a topology record and two MAC
+ * pages each, and the bytes of as many records signed (a certificate and
+ * a signature: 0.7 KiB with ECDSA P-256, about 1.3 KiB with RSA 2048, up
+ * to 2 KiB), bounded.  Only an insider on a plain network can fill them
+ * (with TLS a record is taken only in a name its certificate holds: an
+ * insider fills its own node's nine); what a record costs beside its
+ * bytes is the entry, its place in the table and index and its decoded
+ * copy, a few hundred bytes.
  */
-#define NODEDB_RECORDS_MAX	8192
-#define NODEDB_BYTES_MAX	(32 * 1024 * 1024)
+#define NODEDB_RECORDS_MAX	32768
+#define NODEDB_BYTES_MAX	(64 * 1024 * 1024)
 #define NODEDB_MIN_ARRIVAL_MS	50
 #define NODEDB_ORIGIN_RATE	10	/* records a second of one origin */
 #define NODEDB_ORIGIN_BURST	18	/* twice a node's topology and pages */

@@ -41,7 +41,7 @@ for c in records_delayed records_sig_name records_refused records_seq_ahead \
 	((v > 0)) || fail "proxy: $c did not count"
 done
 (($(stat_value proxy bad_messages) == bad0 + 1)) || fail "the malformed record did not count as a bad message"
-(($(stat_value proxy records) <= 8192)) || fail "the proxy holds more than 8192 records"
+(($(stat_value proxy records) <= 32768)) || fail "the proxy holds more than 32768 records (NODEDB_RECORDS_MAX)"
 (($(stat_value proxy records_sig_name) >= 9000)) || fail "the fake nodes' records were not all refused"
 (($(stat_value host2 records_about_us) == 0)) || fail "host2 was given the forged record"
 for pat in 'too many MACs in record' 'sequence ahead of the clock' \
