@@ -36,7 +36,8 @@
 #define NODESIG_SIG_MAX		512	/* RSA 4096 */
 /* Space a signed record needs beyond what it says. */
 #define NODESIG_OVERHEAD	(2 * 3 + NODE_CERT_MAX + NODESIG_SIG_MAX)
-#define NODESIG_ORIGINS_MAX	4096	/* origins cached; then all go */
+/* Origins cached, then all go: NODEDB_RECORDS_MAX's nodes at two each. */
+#define NODESIG_ORIGINS_MAX	16384
 #define NODESIG_RECHECK_MS	(10 * 60 * 1000)
 
 enum nodesig_result {

@@ -12,7 +12,7 @@
 #include "nodesig.h"
 #include "tls.h"
 
-#define NODESIG_BUCKETS		1024
+#define NODESIG_BUCKETS		4096
 #define NODESIG_SLOTS		(1 + NODE_MAC_PAGES)	/* topology, pages */
 #define CTX_LEN			(sizeof(NODESIG_CONTEXT) - 1)
 
