@@ -69,7 +69,9 @@
  * daemon's devices take offload frames.
  *
  * Probes: a liveness probe every probe interval (UDP_PROBE_MS, or the
- * environment's VNET_UDP_PROBE_MS, meant for tests), and the path MTU
+ * environment's VNET_UDP_PROBE_MS, meant for tests; ten times that on an
+ * idle path, an eighth of it while the path is in doubt and frames go by
+ * datagrams and the connection both, until a probe is answered), and the path MTU
  * search's padded probes (pmtu.h) while UP.  A reply is the probe's id and
  * size: never larger than the probe.  Frames whose datagram would be
  * larger than the path MTU go in pieces (dfrag.h).

@@ -939,8 +939,16 @@ udp_path_tick(struct udp_path *p, uint64_t now)
 			p->next_probe = now + p->backoff;
 			p->backoff = p->backoff * 2 > UDP_BACKOFF_MAX ?
 			    UDP_BACKOFF_MAX : p->backoff * 2;
-		} else if (p->state == UDP_PROBING)
-			/* The first may beat the offer: soon again. */
+		} else if (p->state == UDP_PROBING ||
+		    p->doubted > p->last_reply ||
+		    now - udp_heard(p) >= udp_every(p))
+			/*
+			 * The first may beat the offer; or the path is in
+			 * doubt (waking, the peer's word, a reply overdue) and
+			 * frames go both ways until one is answered, and a
+			 * flood that fills the peer's socket loses probes too:
+			 * soon again, not a whole interval later.
+			 */
 			p->next_probe = now + p->u->probe_ms / 8 + 1;
 		else
 			p->next_probe = now + udp_every(p);
