@@ -4,6 +4,7 @@
 #include <net/if.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,31 +592,52 @@ iface_show(struct iface *ifc, const char *more, struct evbuffer *out)
 	    (unsigned long long)iface_capture_drops(ifc), more);
 }
 
+/* The families with a sample per interface and direction: counters. */
+static const struct iface_dir_metric {
+	const char	*name, *help;
+	size_t		 in, out;	/* in struct iface_counters */
+} iface_dir_metrics[] = {
+	{ "vnet_interface_bytes_total",
+	  "Bytes of frames the interface carried, by direction.",
+	  offsetof(struct iface_counters, bytes_in),
+	  offsetof(struct iface_counters, bytes_out) },
+	{ "vnet_interface_frames_total",
+	  "Frames the interface carried, by direction.",
+	  offsetof(struct iface_counters, frames_in),
+	  offsetof(struct iface_counters, frames_out) },
+};
+
+static uint64_t
+iface_counter(const struct iface *ifc, size_t off)
+{
+	uint64_t	 v;
+
+	memcpy(&v, (const uint8_t *)&ifc->c + off, sizeof(v));
+	return v;
+}
+
 void
 iface_metrics(const struct iface_list *ifaces, const struct metric_out *mo)
 {
+	const struct iface_dir_metric *m;
 	const struct iface	*ifc;
+	size_t			 i;
 
 	metric_family(mo, "vnet_interface_up", METRIC_GAUGE,
 	    "1 if the interface is up, else 0.");
 	TAILQ_FOREACH(ifc, ifaces, entry)
 		metric_sample(mo, "vnet_interface_up", "interface", ifc->name,
 		    NULL, NULL, ifc->up != 0);
-	metric_family(mo, "vnet_interface_bytes_total", METRIC_COUNTER,
-	    "Bytes of frames the interface carried, by direction.");
-	TAILQ_FOREACH(ifc, ifaces, entry) {
-		metric_sample(mo, "vnet_interface_bytes_total", "interface",
-		    ifc->name, "dir", "in", ifc->c.bytes_in);
-		metric_sample(mo, "vnet_interface_bytes_total", "interface",
-		    ifc->name, "dir", "out", ifc->c.bytes_out);
-	}
-	metric_family(mo, "vnet_interface_frames_total", METRIC_COUNTER,
-	    "Frames the interface carried, by direction.");
-	TAILQ_FOREACH(ifc, ifaces, entry) {
-		metric_sample(mo, "vnet_interface_frames_total", "interface",
-		    ifc->name, "dir", "in", ifc->c.frames_in);
-		metric_sample(mo, "vnet_interface_frames_total", "interface",
-		    ifc->name, "dir", "out", ifc->c.frames_out);
+	for (i = 0; i < sizeof(iface_dir_metrics) /
+	    sizeof(iface_dir_metrics[0]); i++) {
+		m = &iface_dir_metrics[i];
+		metric_family(mo, m->name, METRIC_COUNTER, m->help);
+		TAILQ_FOREACH(ifc, ifaces, entry) {
+			metric_sample(mo, m->name, "interface", ifc->name,
+			    "dir", "in", iface_counter(ifc, m->in));
+			metric_sample(mo, m->name, "interface", ifc->name,
+			    "dir", "out", iface_counter(ifc, m->out));
+		}
 	}
 	metric_family(mo, "vnet_interface_drops_total", METRIC_COUNTER,
 	    "Frames the interface dropped.");

@@ -708,14 +708,22 @@ static const struct metric_stat shortcut_gauges[] = {
 	    "peer."),
 };
 
+/* The counters and gauges as they are now, for both renderings. */
+static void
+shortcut_snapshot(struct routing *r, struct adapt_stats *as,
+    struct shortcut_now *sn)
+{
+	adapt_stats(r->sc->adapt, as);
+	sn->adapt_shortcuts = adapt_active(r->sc->adapt);
+}
+
 void
 shortcut_show_stats(struct routing *r, struct evbuffer *out)
 {
 	struct adapt_stats as;
 	struct shortcut_now sn;
 
-	adapt_stats(r->sc->adapt, &as);
-	sn.adapt_shortcuts = adapt_active(r->sc->adapt);
+	shortcut_snapshot(r, &as, &sn);
 	metric_stat_rows(out, shortcut_gauges, 1, &sn);
 	metric_stat_rows(out, shortcut_counters, sizeof(shortcut_counters) /
 	    sizeof(shortcut_counters[0]), &as);
@@ -730,8 +738,7 @@ shortcut_metrics(struct routing *r, const struct metric_out *mo)
 
 	if (r->sc->adapt == NULL)
 		return;
-	adapt_stats(r->sc->adapt, &as);
-	sn.adapt_shortcuts = adapt_active(r->sc->adapt);
+	shortcut_snapshot(r, &as, &sn);
 	metric_stat_gauges(mo, shortcut_gauges, 1, &sn);
 	metric_stat_families(mo, shortcut_counters, sizeof(shortcut_counters) /
 	    sizeof(shortcut_counters[0]), &as);

@@ -99,14 +99,7 @@ if command -v conntrack >/dev/null; then
 	done
 fi
 
-moved() {
-	local a b
-	a=$(nat_proxy_in)
-	sleep 1
-	b=$(nat_proxy_in)
-	((b - a < 100000))
-}
-wait_for 5 moved || fail "the proxy still carries the transfer"
+wait_for 5 proxy_quiet nat_proxy_in || fail "the proxy still carries the transfer"
 # The window measured (not a wait for a state): the proxy's share of
 # the bulk traffic once the pair is direct.
 p0=$(nat_proxy_in) f0=$(proxy_frames) r0=$(guest_rx g1 g2) d0=$(link_field host1 host2 bytes_out)

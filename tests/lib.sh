@@ -295,6 +295,15 @@ link proxy $(addr proxy):$PORT tls transport auto"
 }
 # nat_proxy_in: the bytes the proxy took in from host1 and host2.
 nat_proxy_in() { echo $(($(link_field proxy host1 bytes_in) + $(link_field proxy host2 bytes_in))); }
+# proxy_quiet CMD...: the bytes CMD counts (those the proxy took in) grow
+# by under 100 kB in one second of sampling: the transfer left the proxy.
+proxy_quiet() {
+	local a b
+	a=$("$@")
+	sleep 1	# the sampling window of a rate, not a wait for a state
+	b=$("$@")
+	((b - a < 100000))
+}
 # guest_rx GUEST...: the bytes their TAP devices received, summed.
 guest_rx() {
 	local g sum=0
